@@ -1,0 +1,29 @@
+package kernel
+
+import (
+	"context"
+	"io"
+)
+
+// MIMEBundle maps a MIME type ("text/plain", "text/html", "image/png"
+// base64-encoded) to its rendered data, as Jupyter's display messages carry it.
+type MIMEBundle map[string]any
+
+// Executor runs the code of one cell. The interp package's Session
+// implements it; the kernel knows nothing else about the session.
+type Executor interface {
+	// Execute runs code. Output the cell prints goes to stdout and stderr
+	// as it is produced (the kernel forwards it as `stream` messages). A
+	// non-nil bundle is the value of the cell's final expression and
+	// becomes the `execute_result`. An error becomes an error reply; if it
+	// implements ErrorDetail, its name and traceback are used.
+	Execute(ctx context.Context, code string, stdout, stderr io.Writer) (MIMEBundle, error)
+}
+
+// ErrorDetail is implemented by errors that know their Jupyter `ename` and
+// traceback lines; other errors report as ename "Error" and their text.
+type ErrorDetail interface {
+	error
+	ErrorName() string
+	Traceback() []string
+}
