@@ -1,0 +1,118 @@
+// array.cc: array handles, host bytes in and out, eval.
+#include "shim_internal.hpp"
+
+namespace emily {
+
+namespace {
+constexpr mx::Dtype kDtypes[] = {
+    mx::bool_,   mx::uint8,   mx::uint16,  mx::uint32,   mx::uint64,
+    mx::int8,    mx::int16,   mx::int32,   mx::int64,    mx::float16,
+    mx::float32, mx::float64, mx::bfloat16, mx::complex64,
+};
+static_assert(sizeof(kDtypes) / sizeof(kDtypes[0]) == EMILY_DTYPE_COUNT);
+
+// from_typed copies n elements of type T. MLX's iterator constructor
+// converts element by element from the iterator's type, so the bytes must
+// be read as the dtype's own C++ type to be copied unchanged.
+template <typename T>
+mx::array from_typed(const void* data, mx::Shape shape, mx::Dtype dt) {
+  return mx::array(static_cast<const T*>(data), std::move(shape), dt);
+}
+}  // namespace
+
+mx::Dtype dtype_from_code(int64_t code) {
+  if (code < 0 || code >= EMILY_DTYPE_COUNT) {
+    throw std::invalid_argument("unknown dtype code " + std::to_string(code));
+  }
+  return kDtypes[code];
+}
+
+int dtype_code(mx::Dtype d) { return static_cast<int>(d.val()); }
+
+emily_array wrap(mx::array a) { return new emily_array_s{std::move(a)}; }
+
+}  // namespace emily
+
+extern "C" {
+
+int emily_array_from_bytes(emily_array* out, const void* data, size_t nbytes,
+                           const int64_t* shape, int ndim, int dtype,
+                           char** err) {
+  return emily::guarded(err, [&] {
+    mx::Dtype dt = emily::dtype_from_code(dtype);
+    mx::Shape s = emily::shape_from_attrs(shape, ndim);
+    size_t size = 1;
+    for (auto d : s) {
+      if (d < 0) throw std::invalid_argument("negative dimension in shape");
+      size *= static_cast<size_t>(d);
+    }
+    if (size * dt.size() != nbytes) {
+      throw std::invalid_argument(
+          "data has " + std::to_string(nbytes) + " bytes, shape and dtype need " +
+          std::to_string(size * dt.size()));
+    }
+    switch (dt.val()) {
+      case mx::Dtype::Val::bool_: *out = emily::wrap(emily::from_typed<bool>(data, s, dt)); break;
+      case mx::Dtype::Val::uint8: *out = emily::wrap(emily::from_typed<uint8_t>(data, s, dt)); break;
+      case mx::Dtype::Val::uint16: *out = emily::wrap(emily::from_typed<uint16_t>(data, s, dt)); break;
+      case mx::Dtype::Val::uint32: *out = emily::wrap(emily::from_typed<uint32_t>(data, s, dt)); break;
+      case mx::Dtype::Val::uint64: *out = emily::wrap(emily::from_typed<uint64_t>(data, s, dt)); break;
+      case mx::Dtype::Val::int8: *out = emily::wrap(emily::from_typed<int8_t>(data, s, dt)); break;
+      case mx::Dtype::Val::int16: *out = emily::wrap(emily::from_typed<int16_t>(data, s, dt)); break;
+      case mx::Dtype::Val::int32: *out = emily::wrap(emily::from_typed<int32_t>(data, s, dt)); break;
+      case mx::Dtype::Val::int64: *out = emily::wrap(emily::from_typed<int64_t>(data, s, dt)); break;
+      case mx::Dtype::Val::float16: *out = emily::wrap(emily::from_typed<mx::float16_t>(data, s, dt)); break;
+      case mx::Dtype::Val::float32: *out = emily::wrap(emily::from_typed<float>(data, s, dt)); break;
+      case mx::Dtype::Val::float64: *out = emily::wrap(emily::from_typed<double>(data, s, dt)); break;
+      case mx::Dtype::Val::bfloat16: *out = emily::wrap(emily::from_typed<mx::bfloat16_t>(data, s, dt)); break;
+      case mx::Dtype::Val::complex64: *out = emily::wrap(emily::from_typed<mx::complex64_t>(data, s, dt)); break;
+    }
+  });
+}
+
+void emily_array_free(emily_array a) {
+  char* ignored = nullptr;
+  emily::guarded(&ignored, [&] { delete a; });
+  free(ignored);
+}
+
+// Shape and dtype are fixed when an array is made and are read without
+// evaluating, so these need no lock beyond the Go side's liveness.
+int emily_array_ndim(emily_array a) { return static_cast<int>(a->a.ndim()); }
+
+void emily_array_shape(emily_array a, int64_t* out) {
+  const auto& s = a->a.shape();
+  for (size_t i = 0; i < s.size(); ++i) out[i] = s[i];
+}
+
+int emily_array_dtype(emily_array a) { return emily::dtype_code(a->a.dtype()); }
+
+size_t emily_array_nbytes(emily_array a) { return a->a.nbytes(); }
+
+int emily_array_to_bytes(emily_array a, void* dst, size_t nbytes, int stream,
+                         char** err) {
+  return emily::guarded(err, [&] {
+    mx::array x = a->a;
+    if (x.nbytes() != nbytes) {
+      throw std::invalid_argument("destination has " + std::to_string(nbytes) +
+                                  " bytes, array has " + std::to_string(x.nbytes()));
+    }
+    x.eval();
+    if (!x.flags().row_contiguous) {
+      x = mx::contiguous(x, false, emily::stream_at(stream));
+      x.eval();
+    }
+    if (nbytes > 0) std::memcpy(dst, x.data<uint8_t>(), nbytes);
+  });
+}
+
+int emily_eval(const emily_array* arrays, int n, char** err) {
+  return emily::guarded(err, [&] {
+    std::vector<mx::array> xs;
+    xs.reserve(n);
+    for (int i = 0; i < n; ++i) xs.push_back(arrays[i]->a);
+    mx::eval(xs);
+  });
+}
+
+}  // extern "C"

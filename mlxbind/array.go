@@ -1,0 +1,150 @@
+package mlxbind
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Array is a handle to an MLX array (possibly not yet evaluated). Free
+// releases it deterministically; a finalizer releases arrays that are
+// dropped without Free, as a safety net for interactive sessions.
+type Array struct {
+	h     C.emily_array
+	freed atomic.Bool // set once by Free; guards the double free
+	shape []int
+	dtype DType
+}
+
+func newArray(h C.emily_array) *Array {
+	a := &Array{h: h}
+	n := int(C.emily_array_ndim(h))
+	a.shape = make([]int, n)
+	if n > 0 {
+		dims := make([]int64, n)
+		C.emily_array_shape(h, (*C.int64_t)(unsafe.Pointer(&dims[0])))
+		for i, d := range dims {
+			a.shape[i] = int(d)
+		}
+	}
+	a.dtype = DType(C.emily_array_dtype(h))
+	runtime.SetFinalizer(a, (*Array).Free)
+	return a
+}
+
+// handle returns the live C handle, or an error naming op for a freed array.
+func (a *Array) handle(op string) (C.emily_array, error) {
+	if a == nil {
+		return nil, fmt.Errorf("%s: nil array", op)
+	}
+	if a.freed.Load() {
+		return nil, fmt.Errorf("%s: array was already freed", op)
+	}
+	return a.h, nil
+}
+
+// Free releases the array. It is safe to call more than once.
+func (a *Array) Free() {
+	if a == nil {
+		return
+	}
+	if a.freed.CompareAndSwap(false, true) {
+		C.emily_array_free(a.h)
+		runtime.SetFinalizer(a, nil)
+	}
+}
+
+// Shape returns the array's dimensions (do not modify the slice).
+func (a *Array) Shape() []int { return a.shape }
+
+// DType returns the element type.
+func (a *Array) DType() DType { return a.dtype }
+
+// Size returns the number of elements.
+func (a *Array) Size() int {
+	n := 1
+	for _, d := range a.shape {
+		n *= d
+	}
+	return n
+}
+
+// FromBytes copies data (row-major, dtype's native little-endian layout)
+// into a new MLX array of the given shape.
+func FromBytes(data []byte, shape []int, dtype DType) (*Array, error) {
+	if !dtype.Valid() {
+		return nil, fmt.Errorf("mlxbind.FromBytes: unknown dtype %d", int(dtype))
+	}
+	dims := cInt64s(shape)
+	var ptr unsafe.Pointer
+	if len(data) > 0 {
+		ptr = unsafe.Pointer(&data[0])
+	}
+	var h C.emily_array
+	var msg *C.char
+	status := C.emily_array_from_bytes(&h, ptr, C.size_t(len(data)), int64Ptr(dims),
+		C.int(len(dims)), C.int(dtype), &msg)
+	if err := takeError(status, msg, "from_bytes"); err != nil {
+		return nil, fmt.Errorf("mlxbind.FromBytes %v %s: %w", shape, dtype, err)
+	}
+	return newArray(h), nil
+}
+
+// Bytes evaluates the array and returns a copy of its row-major bytes.
+// Strided results are made contiguous on stream s first.
+func (a *Array) Bytes(s Stream) ([]byte, error) {
+	h, err := a.handle("mlxbind.Bytes")
+	if err != nil {
+		return nil, err
+	}
+	n := a.Size() * a.dtype.Size()
+	out := make([]byte, n)
+	var ptr unsafe.Pointer
+	if n > 0 {
+		ptr = unsafe.Pointer(&out[0])
+	}
+	var msg *C.char
+	status := C.emily_array_to_bytes(h, ptr, C.size_t(n), s.index, &msg)
+	runtime.KeepAlive(a)
+	if err := takeError(status, msg, "to_bytes"); err != nil {
+		return nil, fmt.Errorf("mlxbind: evaluating %v %s: %w", a.shape, a.dtype, err)
+	}
+	return out, nil
+}
+
+// Eval evaluates the arrays together.
+func Eval(arrays ...*Array) error {
+	hs, err := handles("mlxbind.Eval", arrays)
+	if err != nil {
+		return err
+	}
+	var msg *C.char
+	var first *C.emily_array
+	if len(hs) > 0 {
+		first = &hs[0]
+	}
+	status := C.emily_eval(first, C.int(len(hs)), &msg)
+	runtime.KeepAlive(arrays)
+	return takeError(status, msg, "eval")
+}
+
+// handles collects the C handles of arrays into a C-allocated-free Go
+// slice. cgo allows passing a Go pointer to memory holding C pointers.
+func handles(op string, arrays []*Array) ([]C.emily_array, error) {
+	hs := make([]C.emily_array, len(arrays))
+	for i, a := range arrays {
+		h, err := a.handle(op)
+		if err != nil {
+			return nil, fmt.Errorf("%s: operand %d: %w", op, i, err)
+		}
+		hs[i] = h
+	}
+	return hs, nil
+}

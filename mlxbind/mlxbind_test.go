@@ -1,0 +1,169 @@
+package mlxbind
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+	"testing"
+)
+
+func f32Bytes(xs ...float32) []byte {
+	b := make([]byte, 4*len(xs))
+	for i, x := range xs {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func f32s(t *testing.T, b []byte) []float32 {
+	t.Helper()
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func cpuStream(t *testing.T) Stream {
+	t.Helper()
+	s, err := DefaultStream(CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustArray(t *testing.T, shape []int, xs ...float32) *Array {
+	t.Helper()
+	a, err := FromBytes(f32Bytes(xs...), shape, Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func opcode(t *testing.T, name string) int {
+	t.Helper()
+	for i := 0; i < OpcodeCount(); i++ {
+		if OpcodeName(i) == name {
+			return i
+		}
+	}
+	t.Fatalf("no opcode %q", name)
+	return -1
+}
+
+func TestEagerAddAndReadback(t *testing.T) {
+	s := cpuStream(t)
+	a := mustArray(t, []int{2, 2}, 1, 2, 3, 4)
+	b := mustArray(t, []int{2}, 10, 20)
+	defer a.Free()
+	defer b.Free()
+	c, err := Op(s, opcode(t, "add"), []*Array{a, b}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Free()
+	got, err := c.Bytes(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{11, 22, 13, 24}
+	for i, v := range f32s(t, got) {
+		if v != want[i] {
+			t.Fatalf("add = %v, want %v", f32s(t, got), want)
+		}
+	}
+}
+
+func TestTransposedReadbackIsRowMajor(t *testing.T) {
+	s := cpuStream(t)
+	a := mustArray(t, []int{2, 3}, 0, 1, 2, 3, 4, 5)
+	tr, err := Op(s, opcode(t, "transpose"), []*Array{a}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tr.Bytes(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{0, 3, 1, 4, 2, 5}
+	for i, v := range f32s(t, got) {
+		if v != want[i] {
+			t.Fatalf("transpose = %v, want %v", f32s(t, got), want)
+		}
+	}
+}
+
+func TestOpErrorsAreErrorsNotCrashes(t *testing.T) {
+	s := cpuStream(t)
+	a := mustArray(t, []int{2, 3}, 0, 1, 2, 3, 4, 5)
+	b := mustArray(t, []int{4, 5}, make([]float32, 20)...)
+	_, err := Op(s, opcode(t, "matmul"), []*Array{a, b}, nil)
+	if err == nil || !strings.Contains(err.Error(), "matmul") {
+		t.Fatalf("matmul (2,3)x(4,5): err = %v, want a shape error", err)
+	}
+	_, err = Op(s, opcode(t, "add"), []*Array{a}, nil)
+	if err == nil || !strings.Contains(err.Error(), "add: takes 2 operand(s), got 1") {
+		t.Fatalf("add with one operand: err = %v", err)
+	}
+	_, err = Op(s, 9999, []*Array{a}, nil)
+	if err == nil || !strings.Contains(err.Error(), "unknown opcode") {
+		t.Fatalf("bad opcode: err = %v", err)
+	}
+	a.Free()
+	if _, err := Op(s, opcode(t, "exp"), []*Array{a}, nil); err == nil {
+		t.Fatal("op on a freed array succeeded")
+	}
+	a.Free() // a second Free is harmless
+}
+
+func TestProgramReplayAndValidation(t *testing.T) {
+	s := cpuStream(t)
+	c := mustArray(t, []int{1}, 1)
+	// out = exp(in0) + c
+	code := []int64{
+		int64(opcode(t, "exp")), 1, Ref(RefInput, 0), 0,
+		int64(opcode(t, "add")), 2, Ref(RefInstr, 0), Ref(RefConst, 0), 0,
+	}
+	p, err := NewProgram(1, []*Array{c}, code, []int64{Ref(RefInstr, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Free()
+	x := mustArray(t, []int{3}, 0, 1, 2)
+	for _, fuse := range []bool{false, true} {
+		outs, err := p.Run(s, []*Array{x}, fuse)
+		if err != nil {
+			t.Fatalf("fuse=%v: %v", fuse, err)
+		}
+		b, _ := outs[0].Bytes(s)
+		got := f32s(t, b)
+		for i, v := range []float64{0, 1, 2} {
+			want := math.Exp(v) + 1
+			if math.Abs(float64(got[i])-want) > 1e-5 {
+				t.Fatalf("fuse=%v: got %v at %d, want %v", fuse, got[i], i, want)
+			}
+		}
+	}
+	bad := []struct {
+		name, want string
+		code       []int64
+		outs       []int64
+	}{
+		{"forward ref", "bad operand ref", []int64{int64(opcode(t, "exp")), 1, Ref(RefInstr, 0), 0}, []int64{Ref(RefInstr, 0)}},
+		{"missing input", "bad operand ref", []int64{int64(opcode(t, "exp")), 1, Ref(RefInput, 3), 0}, []int64{Ref(RefInstr, 0)}},
+		{"arity", "takes 2 operand(s)", []int64{int64(opcode(t, "add")), 1, Ref(RefInput, 0), 0}, []int64{Ref(RefInstr, 0)}},
+		{"bad dtype", "unknown dtype", []int64{int64(opcode(t, "astype")), 1, Ref(RefInput, 0), 1, 99}, []int64{Ref(RefInstr, 0)}},
+		{"truncated", "ends mid-instruction", []int64{int64(opcode(t, "exp")), 1}, []int64{Ref(RefInput, 0)}},
+		{"no outputs", "no outputs", nil, nil},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewProgram(1, nil, tc.code, tc.outs)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

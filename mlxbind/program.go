@@ -1,0 +1,100 @@
+package mlxbind
+
+/*
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+)
+
+// Operand reference kinds, packed into bits 48 and up of a ref.
+const (
+	RefInput = 0
+	RefConst = 1
+	RefInstr = 2
+	refShift = 48
+)
+
+// Ref packs an operand reference for program code.
+func Ref(kind, index int) int64 { return int64(kind)<<refShift | int64(index) }
+
+// Program is a validated instruction list held by the shim. Constants are
+// shared with it once at construction; each Run is a single cgo call.
+type Program struct {
+	h        C.emily_program
+	freed    atomic.Bool
+	nInputs  int
+	nOutputs int
+}
+
+// NewProgram validates and stores a program. code holds, per instruction:
+// opcode, operand count, refs..., attribute count, attributes...
+func NewProgram(nInputs int, consts []*Array, code []int64, outputs []int64) (*Program, error) {
+	hs, err := handles("mlxbind.NewProgram const", consts)
+	if err != nil {
+		return nil, err
+	}
+	var first *C.emily_array
+	if len(hs) > 0 {
+		first = &hs[0]
+	}
+	var h C.emily_program
+	var msg *C.char
+	status := C.emily_program_new(&h, C.int(nInputs), first, C.int(len(hs)),
+		int64Ptr(code), C.size_t(len(code)), int64Ptr(outputs), C.int(len(outputs)), &msg)
+	runtime.KeepAlive(consts)
+	if err := takeError(status, msg, "program"); err != nil {
+		return nil, fmt.Errorf("mlxbind: invalid program: %w", err)
+	}
+	p := &Program{h: h, nInputs: nInputs, nOutputs: len(outputs)}
+	runtime.SetFinalizer(p, (*Program).Free)
+	return p, nil
+}
+
+// Free releases the program (and its fused forms in every thread's MLX
+// compile cache). Safe to call more than once.
+func (p *Program) Free() {
+	if p.freed.CompareAndSwap(false, true) {
+		C.emily_program_free(p.h)
+		runtime.SetFinalizer(p, nil)
+	}
+}
+
+// Run replays the program on inputs on stream s and evaluates its outputs,
+// in one cgo call. With fuse, the replay runs under mlx::core::compile.
+func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
+	if p.freed.Load() {
+		return nil, fmt.Errorf("mlxbind: program was freed")
+	}
+	h := p.h
+	hs, err := handles("program input", inputs)
+	if err != nil {
+		return nil, err
+	}
+	var first *C.emily_array
+	if len(hs) > 0 {
+		first = &hs[0]
+	}
+	outs := make([]C.emily_array, p.nOutputs)
+	var msg *C.char
+	f := C.int(0)
+	if fuse {
+		f = 1
+	}
+	status := C.emily_program_run(h, first, C.int(len(hs)), &outs[0], s.index, f, &msg)
+	runtime.KeepAlive(inputs)
+	runtime.KeepAlive(p)
+	if err := takeError(status, msg, "program run"); err != nil {
+		return nil, fmt.Errorf("mlxbind: replay: %w", err)
+	}
+	result := make([]*Array, len(outs))
+	for i, o := range outs {
+		result[i] = newArray(o)
+	}
+	return result, nil
+}

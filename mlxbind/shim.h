@@ -1,0 +1,94 @@
+/* shim.h: the C ABI over MLX's C++ API that Go calls through cgo.
+ *
+ * Conventions (same spirit as mlx-c): opaque handles; every entry point
+ * returns 0 on success or 1 on failure, with a malloc'd message in *err
+ * that the caller frees with free(); no C++ exception ever crosses this
+ * boundary. Every entry point holds one process-wide lock while it touches
+ * MLX: streams are made with new_thread_unsafe_stream, which any OS thread
+ * may use if access is serialized (DESIGN.md decision 2). */
+#ifndef EMILY_SHIM_H
+#define EMILY_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opcodes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Dtype codes: the order of mlx::core::Dtype::Val. */
+enum emily_dtype {
+  EMILY_BOOL = 0,
+  EMILY_UINT8,
+  EMILY_UINT16,
+  EMILY_UINT32,
+  EMILY_UINT64,
+  EMILY_INT8,
+  EMILY_INT16,
+  EMILY_INT32,
+  EMILY_INT64,
+  EMILY_FLOAT16,
+  EMILY_FLOAT32,
+  EMILY_FLOAT64,
+  EMILY_BFLOAT16,
+  EMILY_COMPLEX64,
+  EMILY_DTYPE_COUNT
+};
+
+enum emily_device { EMILY_CPU = 0, EMILY_GPU = 1 };
+
+typedef struct emily_array_s* emily_array;
+typedef struct emily_program_s* emily_program;
+
+/* Devices and streams (device.cc). A stream is an index into the shim's
+ * table of thread-unsafe streams. */
+int emily_device_available(int device);
+int emily_stream_new(int* out, int device, char** err);
+int emily_synchronize(int stream, char** err);
+int emily_memory_stats(size_t* active, size_t* peak, size_t* cache, char** err);
+int emily_set_memory_limit(size_t* previous, size_t limit, char** err);
+const char* emily_mlx_version(void);
+
+/* Arrays (array.cc). */
+int emily_array_from_bytes(emily_array* out, const void* data, size_t nbytes,
+                           const int64_t* shape, int ndim, int dtype,
+                           char** err);
+void emily_array_free(emily_array a);
+int emily_array_ndim(emily_array a);
+void emily_array_shape(emily_array a, int64_t* out);
+int emily_array_dtype(emily_array a);
+size_t emily_array_nbytes(emily_array a);
+/* Evaluates a and copies its row-major bytes into dst (nbytes long); a
+ * strided array is made contiguous on stream first. */
+int emily_array_to_bytes(emily_array a, void* dst, size_t nbytes, int stream,
+                         char** err);
+int emily_eval(const emily_array* arrays, int n, char** err);
+
+/* Ops (op_table.cc): one entry point for every opcode, the same core the
+ * program replay calls, so eager, evaluator and native lanes cannot drift. */
+int emily_op(emily_array* out, int opcode, const emily_array* inputs, int n_inputs,
+             const int64_t* attrs, int n_attrs, int stream, char** err);
+int emily_opcode_count(void);
+const char* emily_opcode_name(int opcode);
+int emily_opcode_arity(int opcode);
+void emily_opcode_attr_range(int opcode, int* min_attrs, int* max_attrs);
+
+/* Programs (program.cc). code holds, per instruction: opcode, n_operands,
+ * operand refs..., n_attrs, attrs... An operand ref packs its kind in bits
+ * 48 and up (0 input, 1 const, 2 instruction result) and its index below.
+ * Construction validates everything once; replay trusts it. */
+int emily_program_new(emily_program* out, int n_inputs, const emily_array* consts,
+                      int n_consts, const int64_t* code, size_t n_code,
+                      const int64_t* outputs, int n_outputs, char** err);
+void emily_program_free(emily_program p);
+/* Replays p on inputs and evaluates the outputs, all in one call; with fuse
+ * set, the replay runs under mlx::core::compile. outs has n_outputs slots. */
+int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
+                      emily_array* outs, int stream, int fuse, char** err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
