@@ -1,0 +1,137 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+)
+
+// dispatch answers one request that arrived on ch, between a busy and an
+// idle status on iopub so clients can track when the kernel is working on
+// it. A panic in a handler is logged, never fatal.
+func (k *kernel) dispatch(ch *channel, m *message) {
+	k.publishStatus(m, "busy")
+	defer func() {
+		k.publishStatus(m, "idle")
+		// Only stop after idle is out: clients wait for it.
+		if k.shutdownPending.Load() {
+			k.requestStop()
+		}
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			k.log.Printf("%s: panic handling %s: %v\n%s", ch.name, m.Header.MsgType, r, debug.Stack())
+		}
+	}()
+
+	switch t := m.Header.MsgType; t {
+	case "kernel_info_request":
+		k.handleKernelInfo(ch, m)
+	case "execute_request":
+		if ch != k.shell {
+			// Cells run on the shell worker only; running one on control
+			// would race with the cell already running there.
+			k.log.Printf("%s: ignoring execute_request: cells run on shell only", ch.name)
+			return
+		}
+		k.handleExecute(m)
+	case "is_complete_request":
+		k.handleIsComplete(ch, m)
+	case "complete_request":
+		k.handleComplete(ch, m)
+	case "inspect_request":
+		k.reply(ch, m, "inspect_reply", map[string]any{
+			"status": "ok", "found": false, "data": map[string]any{}, "metadata": map[string]any{},
+		})
+	case "history_request":
+		k.reply(ch, m, "history_reply", map[string]any{"status": "ok", "history": []any{}})
+	case "comm_info_request":
+		k.reply(ch, m, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
+	case "interrupt_request":
+		k.interruptCell()
+		k.reply(ch, m, "interrupt_reply", map[string]any{"status": "ok"})
+	case "shutdown_request":
+		k.handleShutdown(ch, m)
+	default:
+		k.log.Printf("%s: ignoring unsupported message type %q", ch.name, t)
+	}
+}
+
+// unmarshalContent decodes m's content into v, logging failures so the
+// caller can simply drop the request.
+func (k *kernel) unmarshalContent(m *message, v any) bool {
+	if err := json.Unmarshal(orEmpty(m.Content), v); err != nil {
+		k.log.Printf("dropping %s: %v", m.Header.MsgType, fmt.Errorf("kernel: decode content: %w", err))
+		return false
+	}
+	return true
+}
+
+// handleKernelInfo answers kernel_info_request, which clients also use as
+// a ping to learn that the kernel is up.
+func (k *kernel) handleKernelInfo(ch *channel, m *message) {
+	k.reply(ch, m, "kernel_info_reply", map[string]any{
+		"status":                 "ok",
+		"protocol_version":       protocolVersion,
+		"implementation":         k.info.Implementation,
+		"implementation_version": k.info.ImplementationVersion,
+		"language_info":          k.info.Language,
+		"banner":                 k.info.Banner,
+		"help_links":             k.info.HelpLinks,
+		"debugger":               false,
+	})
+}
+
+// handleIsComplete answers is_complete_request, which consoles use to
+// decide whether Enter runs the code or starts a new line.
+func (k *kernel) handleIsComplete(ch *channel, m *message) {
+	var req struct {
+		Code string `json:"code"`
+	}
+	if !k.unmarshalContent(m, &req) {
+		return
+	}
+	status, indent := isComplete(req.Code)
+	content := map[string]any{"status": status}
+	if status == "incomplete" {
+		content["indent"] = indent
+	}
+	k.reply(ch, m, "is_complete_reply", content)
+}
+
+// handleComplete answers complete_request with no matches; the cursor
+// range is the empty range at the cursor so clients insert nothing.
+func (k *kernel) handleComplete(ch *channel, m *message) {
+	var req struct {
+		CursorPos int `json:"cursor_pos"`
+	}
+	if !k.unmarshalContent(m, &req) {
+		return
+	}
+	k.reply(ch, m, "complete_reply", map[string]any{
+		"status":       "ok",
+		"matches":      []string{},
+		"cursor_start": req.CursorPos,
+		"cursor_end":   req.CursorPos,
+		"metadata":     map[string]any{},
+	})
+}
+
+// handleShutdown answers shutdown_request and arranges for Run to return
+// once the idle status is out. The reply also goes to iopub, as protocol
+// 5.4 clients expect and older ones ignore.
+func (k *kernel) handleShutdown(ch *channel, m *message) {
+	var req struct {
+		Restart bool `json:"restart"`
+	}
+	if !k.unmarshalContent(m, &req) {
+		return
+	}
+	content := map[string]any{"status": "ok", "restart": req.Restart}
+	k.reply(ch, m, "shutdown_reply", content)
+	k.publish(m, "shutdown_reply", content)
+	k.shutdownPending.Store(true)
+	// Cancel a running cell now rather than after the idle status, so a
+	// shutdown sent on control does not wait for the cell.
+	k.interruptCell()
+}
