@@ -38,7 +38,9 @@ func TestInstall(t *testing.T) {
 		{
 			name: "home without JUPYTER_DATA_DIR",
 			opts: func(string) InstallOptions { return InstallOptions{User: true} },
-			want: func(tmp string) string { return filepath.Join(tmp, "home", ".local", "share", "jupyter", "kernels", "emily") },
+			want: func(tmp string) string {
+				return filepath.Join(tmp, "home", ".local", "share", "jupyter", "kernels", "emily")
+			},
 		},
 		{
 			name: "XDG_DATA_HOME",

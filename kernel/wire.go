@@ -96,7 +96,7 @@ func (s *signer) verify(sig []byte, parts ...[]byte) bool {
 }
 
 // decode parses the frames of one wire message and checks its signature.
-// It returns errBadSignature (wrapped) when the HMAC does not match.
+// It returns errBadSignature when the HMAC does not match.
 func decode(frames [][]byte, s *signer) (*message, error) {
 	i := 0
 	for i < len(frames) && !bytes.Equal(frames[i], delimiter) {
@@ -111,7 +111,7 @@ func decode(frames [][]byte, s *signer) (*message, error) {
 	}
 	sig, hdr, parent, meta, content := rest[0], rest[1], rest[2], rest[3], rest[4]
 	if !s.verify(sig, hdr, parent, meta, content) {
-		return nil, fmt.Errorf("kernel: decode message: %w", errBadSignature)
+		return nil, errBadSignature
 	}
 	m := &message{
 		Identities: cloneFrames(frames[:i]),
