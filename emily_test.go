@@ -1,0 +1,119 @@
+package emily_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/emily-go/emily"
+)
+
+func TestEagerOpsMatchHandComputedValues(t *testing.T) {
+	x := emily.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	w := emily.FromSlice([]float32{1, 0, 0, 1, 1, 1}, 3, 2)
+	tests := []struct {
+		name  string
+		got   *emily.Tensor
+		shape []int
+		want  []float64
+	}{
+		{"add broadcast", emily.Add(x, emily.FromSlice([]float32{10, 20, 30})), []int{2, 3}, []float64{11, 22, 33, 14, 25, 36}},
+		{"sub", emily.Sub(x, x), []int{2, 3}, []float64{0, 0, 0, 0, 0, 0}},
+		{"mul scalar", emily.Mul(x, emily.Scalar(2)), []int{2, 3}, []float64{2, 4, 6, 8, 10, 12}},
+		{"div", emily.Div(x, emily.Scalar(2)), []int{2, 3}, []float64{0.5, 1, 1.5, 2, 2.5, 3}},
+		{"sum all", emily.Sum(x), []int{}, []float64{21}},
+		{"sum axis 0", emily.Sum(x, 0), []int{3}, []float64{5, 7, 9}},
+		{"sum keepdims", emily.SumKeepDims(x, 1), []int{2, 1}, []float64{6, 15}},
+		{"max axis -1", emily.Max(x, -1), []int{2}, []float64{3, 6}},
+		{"matmul", emily.Matmul(x, w), []int{2, 2}, []float64{4, 5, 10, 11}},
+		{"reshape", x.Reshape(3, -1), []int{3, 2}, []float64{1, 2, 3, 4, 5, 6}},
+		{"transpose", x.Transpose(), []int{3, 2}, []float64{1, 4, 2, 5, 3, 6}},
+		{"broadcast", emily.BroadcastTo(emily.FromSlice([]float32{1, 2}), 2, 2), []int{2, 2}, []float64{1, 2, 1, 2}},
+		{"astype", emily.FromSlice([]float32{1.7, -1.7}).Astype(emily.Int32), []int{2}, []float64{1, -1}},
+		{"neg", emily.Neg(emily.FromSlice([]float32{1, -2})), []int{2}, []float64{-1, 2}},
+		{"arange int32", emily.Arange(4), []int{4}, []float64{0, 1, 2, 3}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.got.Shape(); !equalInts(got, tc.shape) {
+				t.Fatalf("shape %v, want %v", got, tc.shape)
+			}
+			for i, v := range tc.got.ToFloat64s() {
+				if math.Abs(v-tc.want[i]) > 1e-6 {
+					t.Fatalf("values %v, want %v", tc.got.ToFloat64s(), tc.want)
+				}
+			}
+		})
+	}
+	exp := emily.Exp(emily.FromSlice([]float32{0, 1})).ToFloat32s()
+	if exp[0] != 1 || math.Abs(float64(exp[1])-math.E) > 1e-6 {
+		t.Fatalf("exp = %v", exp)
+	}
+	if dt := emily.Arange(3).DType(); dt != emily.Int32 {
+		t.Fatalf("Arange dtype %s, want int32", dt)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestErrorsNameOpShapesAndFix(t *testing.T) {
+	a := emily.Zeros(2, 3)
+	b := emily.Zeros(4, 5)
+	err := emily.Try(func() { emily.Matmul(a, b) })
+	var e *emily.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("Matmul error = %v (%T), want *emily.Error", err, err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"emily.Matmul", "float32[2 3]", "float32[4 5]", "fix:"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	err = emily.Try(func() { a.Reshape(4, 4) })
+	if err == nil || !strings.Contains(err.Error(), "emily.Reshape(float32[2 3])") {
+		t.Fatalf("Reshape error = %v", err)
+	}
+	err = emily.Try(func() { emily.FromSlice([]float32{1, 2, 3}, 2, 2) })
+	if err == nil || !strings.Contains(err.Error(), "3 values do not fill shape [2 2]") {
+		t.Fatalf("FromSlice error = %v", err)
+	}
+	freed := emily.Ones(2)
+	freed.Free()
+	if err := emily.Try(func() { emily.Exp(freed) }); err == nil || !strings.Contains(err.Error(), "freed") {
+		t.Fatalf("op on a freed tensor: %v", err)
+	}
+}
+
+func TestPreview(t *testing.T) {
+	tests := []struct {
+		name string
+		t    *emily.Tensor
+		want string
+	}{
+		{"int matrix", emily.Arange(6).Reshape(2, 3), "Tensor int32[2 3]\n[[0 1 2]\n [3 4 5]]"},
+		{"float vector", emily.FromSlice([]float32{1, 2.5, -3}), "Tensor float32[3]\n[ 1. 2.5 -3.]"},
+		{"scalar", emily.Scalar(1.5), "Tensor float32[]\n1.5"},
+		{"bool", emily.FromSlice([]bool{true, false}), "Tensor bool[2]\n[ true false]"},
+		{"3d", emily.Arange(8).Reshape(2, 2, 2), "Tensor int32[2 2 2]\n[[[0 1]\n  [2 3]]\n\n [[4 5]\n  [6 7]]]"},
+		{"elided", emily.Arange(2000), "Tensor int32[2000]\n[   0    1    2 … 1997 1998 1999]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.t.String(); got != tc.want {
+				t.Fatalf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}

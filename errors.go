@@ -1,0 +1,76 @@
+package emily
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is what ops, constructors and jitted functions panic with: the op,
+// the operand types, MLX's reason, and how to fix it.
+type Error struct {
+	Op     string   // e.g. "Matmul"
+	Shapes []string // operand types, e.g. "float32[2 3]"
+	Err    error    // the underlying reason
+	Hint   string   // how to fix it, when known
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("emily.")
+	b.WriteString(e.Op)
+	if len(e.Shapes) > 0 {
+		b.WriteString("(")
+		b.WriteString(strings.Join(e.Shapes, ", "))
+		b.WriteString(")")
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	if e.Hint != "" {
+		b.WriteString("; fix: ")
+		b.WriteString(e.Hint)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// hints say how to fix the usual shape errors of each op family.
+var hints = map[string]string{
+	"Add": broadcastHint, "Sub": broadcastHint, "Mul": broadcastHint, "Div": broadcastHint,
+	"Maximum": broadcastHint, "Minimum": broadcastHint, "Pow": broadcastHint,
+	"Matmul":      "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
+	"Reshape":     "the new shape must hold as many elements as the old one; one dimension may be -1 to infer it",
+	"BroadcastTo": "each dimension must be equal to the target's or 1, aligned from the right",
+	"Transpose":   "give a permutation of 0..rank-1, or no axes to reverse them",
+}
+
+const broadcastHint = "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand"
+
+func newError(op string, hint *string, err error, operands []*Tensor) *Error {
+	e := &Error{Op: op, Err: err, Hint: hints[op]}
+	if hint != nil {
+		e.Hint = *hint
+	}
+	for _, t := range operands {
+		e.Shapes = append(e.Shapes, describe(t))
+	}
+	return e
+}
+
+// Try runs fn and returns the *Error (or other panic) it raised as an
+// error, for Go programs that prefer error values to panics.
+func Try(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+				return
+			}
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	fn()
+	return nil
+}

@@ -1,0 +1,223 @@
+package emily
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+
+	"github.com/emily-go/emily/compiler"
+	"github.com/emily-go/emily/ir"
+	"github.com/emily-go/emily/mlxbind"
+)
+
+// Option configures Jit: WithNative, WithFuse, WithDevice, WithFallback.
+type Option = compiler.Option
+
+// WithNative picks the native lane (true, the default: the whole function
+// replays in one call into MLX) or the evaluator lane (false: Go walks the
+// graph one op at a time). Without it, the session default applies
+// (EMILY_NATIVE, `%config native=…`).
+func WithNative(native bool) Option { return compiler.WithNative(native) }
+
+// WithFuse replays under mlx::core::compile so elementwise runs are fused
+// (a few ULP of float32 drift). Ignored unless native.
+func WithFuse(fuse bool) Option { return compiler.WithFuse(fuse) }
+
+// WithDevice runs the function on "gpu" or "cpu".
+func WithDevice(device string) Option { return compiler.WithDevice(device) }
+
+// WithFallback says what happens when the function uses something the
+// native IR cannot express: "eval" (default: run it in the evaluator lane
+// and report a fallback event once) or "raise" (return the error; for CI).
+func WithFallback(mode string) Option { return compiler.WithFallback(mode) }
+
+// WithMaxConcurrency is accepted for compatibility; above 1 is an error.
+func WithMaxConcurrency(n int) Option { return compiler.WithMaxConcurrency(n) }
+
+var tensorType = reflect.TypeOf((*Tensor)(nil))
+
+// Jitted is a compiled tensor function.
+type Jitted struct {
+	name string
+	fn   reflect.Value
+	cf   *compiler.Function
+	out  reflect.Value
+}
+
+// Jit compiles fn, a function whose parameters and results are all
+// *Tensor, and returns a function of the same type (as any: type-assert
+// it). The first call per input signature (shapes, dtypes) traces fn into a
+// graph; later calls replay it without running fn again. Bad options or a
+// bad function type panic with an *Error; use Compile to get an error.
+//
+//	f := emily.Jit(func(x *emily.Tensor) *emily.Tensor {
+//		return emily.Exp(emily.Mul(x, x))
+//	}).(func(*emily.Tensor) *emily.Tensor)
+func Jit(fn any, opts ...Option) any {
+	j, err := Compile(fn, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return j.Func()
+}
+
+// Compile is Jit returning the *Jitted (for Stats and Programs) or an error.
+func Compile(fn any, opts ...Option) (*Jitted, error) {
+	return CompileNamed("", fn, opts...)
+}
+
+// CompileNamed is Compile with a name for errors and listings (the REPL
+// passes the session name it rebinds).
+func CompileNamed(name string, fn any, opts ...Option) (*Jitted, error) {
+	v := reflect.ValueOf(fn)
+	if name == "" {
+		name = funcName(v)
+	}
+	if err := checkSignature(v); err != nil {
+		return nil, &Error{Op: "Jit", Err: fmt.Errorf("%s: %w", name, err),
+			Hint: "jit a func whose parameters and results are all *emily.Tensor"}
+	}
+	j := &Jitted{name: name, fn: v}
+	cf, err := compiler.New(name, func(g *ir.Graph, inputs []*ir.Node, s mlxbind.Stream) ([]*ir.Node, error) {
+		return traceCall(v, g, inputs, s)
+	}, opts...)
+	if err != nil {
+		return nil, &Error{Op: "Jit", Err: err}
+	}
+	j.cf = cf
+	j.out = reflect.MakeFunc(v.Type(), j.call)
+	return j, nil
+}
+
+func checkSignature(v reflect.Value) error {
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return fmt.Errorf("got %s, not a function", v.Kind())
+	}
+	t := v.Type()
+	if t.IsVariadic() {
+		return fmt.Errorf("variadic functions are not supported")
+	}
+	if t.NumOut() == 0 {
+		return fmt.Errorf("function returns nothing")
+	}
+	for i := 0; i < t.NumIn(); i++ {
+		if t.In(i) != tensorType {
+			return fmt.Errorf("parameter %d is %s, not *emily.Tensor", i, t.In(i))
+		}
+	}
+	for i := 0; i < t.NumOut(); i++ {
+		if t.Out(i) != tensorType {
+			return fmt.Errorf("result %d is %s, not *emily.Tensor", i, t.Out(i))
+		}
+	}
+	return nil
+}
+
+func funcName(v reflect.Value) string {
+	if v.Kind() == reflect.Func && !v.IsNil() {
+		if f := runtime.FuncForPC(v.Pointer()); f != nil {
+			name := f.Name()
+			return name[strings.LastIndex(name, "/")+1:]
+		}
+	}
+	return "func"
+}
+
+// Func returns the jitted function, of the same type as the original.
+func (j *Jitted) Func() any { return j.out.Interface() }
+
+// Name returns the name used in errors and listings.
+func (j *Jitted) Name() string { return j.name }
+
+// Stats counts traces and calls per lane.
+func (j *Jitted) Stats() compiler.Stats { return j.cf.Stats() }
+
+// Call runs the function on args and returns its results, or an error
+// instead of a panic.
+func (j *Jitted) Call(args ...*Tensor) (results []*Tensor, err error) {
+	err = Try(func() {
+		in := make([]reflect.Value, len(args))
+		for i, a := range args {
+			in[i] = reflect.ValueOf(a)
+		}
+		if len(args) != j.fn.Type().NumIn() {
+			panic(&Error{Op: "Jit", Err: fmt.Errorf("%s takes %d tensors, got %d", j.name, j.fn.Type().NumIn(), len(args))})
+		}
+		for _, r := range j.call(in) {
+			results = append(results, r.Interface().(*Tensor))
+		}
+	})
+	return results, err
+}
+
+// Program returns the listing of the program traced for args' signature
+// (tracing if needed), as `%ir` prints it.
+func (j *Jitted) Program(args ...*Tensor) (string, error) {
+	arrays, err := j.arrays(args)
+	if err != nil {
+		return "", err
+	}
+	p, err := j.cf.Program(arrays)
+	if err != nil {
+		return "", err
+	}
+	return p.String(), nil
+}
+
+func (j *Jitted) arrays(args []*Tensor) ([]*mlxbind.Array, error) {
+	arrays := make([]*mlxbind.Array, len(args))
+	for i, a := range args {
+		if a == nil {
+			return nil, &Error{Op: "Jit", Err: fmt.Errorf("%s: argument %d is a nil tensor", j.name, i)}
+		}
+		arrays[i] = a.arr
+	}
+	return arrays, nil
+}
+
+// call is the body of the jitted function.
+func (j *Jitted) call(args []reflect.Value) []reflect.Value {
+	ts := make([]*Tensor, len(args))
+	symbolic := false
+	for i, a := range args {
+		ts[i], _ = a.Interface().(*Tensor)
+		if ts[i] != nil && ts[i].node != nil {
+			symbolic = true
+		}
+	}
+	if symbolic {
+		// Called while tracing an outer jitted function: inline the body
+		// into that trace instead of nesting programs.
+		return j.fn.Call(args)
+	}
+	arrays, err := j.arrays(ts)
+	if err != nil {
+		panic(err)
+	}
+	outs, err := j.cf.Call(arrays)
+	if err != nil {
+		var shapes []string
+		for _, t := range ts {
+			shapes = append(shapes, describe(t))
+		}
+		if e, ok := err.(*Error); ok {
+			panic(e)
+		}
+		panic(&Error{Op: "Jit", Shapes: shapes, Err: err})
+	}
+	s, _ := mlxbind.DefaultStream(j.device())
+	results := make([]reflect.Value, len(outs))
+	for i, o := range outs {
+		results[i] = reflect.ValueOf(&Tensor{arr: o, stream: s})
+	}
+	return results
+}
+
+func (j *Jitted) device() mlxbind.Device {
+	if d := j.cf.Options().Device; d != "" {
+		dev, _ := mlxbind.ParseDevice(d)
+		return dev
+	}
+	return mlxbind.DefaultDevice()
+}

@@ -1,0 +1,82 @@
+package emily
+
+import (
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/emily-go/emily/ir"
+	"github.com/emily-go/emily/mlxbind"
+)
+
+// tracer records the ops of one call of a function into a graph.
+type tracer struct {
+	g      *ir.Graph
+	stream mlxbind.Stream
+	done   atomic.Bool
+}
+
+// check rejects ops on symbolic tensors that escaped a finished trace.
+func (tr *tracer) check(op string) {
+	if tr.done.Load() {
+		panic(&Error{Op: op, Err: fmt.Errorf("tensor belongs to a finished trace"),
+			Hint: "a jitted function must not keep its symbolic inputs or intermediates after it returns"})
+	}
+}
+
+// nodeOf returns x's node, capturing a concrete tensor as a constant.
+func (tr *tracer) nodeOf(x *Tensor) *ir.Node {
+	if x.node != nil {
+		return x.node
+	}
+	return tr.g.Const(x.arr)
+}
+
+// placeholder makes a lazy array of the given shape and dtype for MLX's
+// shape inference: a broadcast scalar, so it never allocates the shape.
+func placeholder(s mlxbind.Stream, shape []int, dt mlxbind.DType) (*mlxbind.Array, error) {
+	one, err := mlxbind.FromBytes(make([]byte, dt.Size()), nil, dt)
+	if err != nil {
+		return nil, err
+	}
+	defer one.Free()
+	return mlxbind.Op(s, int(ir.BroadcastTo), []*mlxbind.Array{one}, ints64(shape))
+}
+
+// traceCall runs fn on symbolic tensors for inputs and returns the graph
+// nodes of its results. A panic in fn becomes the returned error.
+func traceCall(fn reflect.Value, g *ir.Graph, inputs []*ir.Node, s mlxbind.Stream) (outs []*ir.Node, err error) {
+	tr := &tracer{g: g, stream: s}
+	defer tr.done.Store(true)
+	args := make([]reflect.Value, len(inputs))
+	for i, n := range inputs {
+		ph, perr := placeholder(s, n.Shape, n.DType)
+		if perr != nil {
+			return nil, perr
+		}
+		args[i] = reflect.ValueOf(&Tensor{arr: ph, stream: s, node: n, tr: tr})
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+			} else {
+				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+			}
+		}
+	}()
+	results := fn.Call(args)
+	outs = make([]*ir.Node, len(results))
+	for i, r := range results {
+		t, _ := r.Interface().(*Tensor)
+		if t == nil {
+			return nil, fmt.Errorf("result %d is a nil tensor", i)
+		}
+		if t.tr != nil && t.tr != tr {
+			return nil, fmt.Errorf("result %d comes from another trace", i)
+		}
+		outs[i] = tr.nodeOf(t)
+	}
+	return outs, nil
+}
