@@ -1,0 +1,54 @@
+# Emily for Go. Two commands on a fresh machine:
+#   make run    sets everything up and starts the REPL
+#   make test   sets everything up and runs every test
+# Setup is idempotent: the second run only checks stamps.
+
+GO      ?= go
+BIN     := bin/emily-repl
+VENV    := .venv
+PY      := $(VENV)/bin/python
+GOFILES := $(shell find . -name '*.go' -not -path './.deps/*' -not -path './.venv/*')
+CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
+
+.PHONY: run test setup mlx venv build test-go test-race test-py lint bench clean kernel-install
+
+run: build
+	./$(BIN)
+
+setup: mlx venv
+
+mlx:
+	@scripts/install-mlx.sh
+
+venv:
+	@scripts/setup-venv.sh
+
+build: mlx $(BIN)
+
+$(BIN): $(GOFILES) $(CXXFILES) go.mod go.sum
+	$(GO) build -o $(BIN) ./cmd/emily-repl
+
+test: setup build lint test-go test-race test-py
+
+lint:
+	@bad="$$(gofmt -l $(GOFILES))"; if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
+	$(GO) vet ./...
+
+test-go:
+	$(GO) test ./...
+
+# The concurrent parts: the wire kernel, the session, the compiler cache.
+test-race:
+	$(GO) test -race ./kernel/ ./interp/ ./compiler/
+
+test-py: build
+	$(PY) -m pytest -q tests/
+
+bench: build venv
+	$(GO) run ./bench
+
+kernel-install: build
+	./$(BIN) install --user
+
+clean:
+	rm -rf bin

@@ -1,0 +1,106 @@
+"""The kernel driven by a real Jupyter client (jupyter_client)."""
+import json
+import re
+
+import numpy as np
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+TIMEOUT = 60
+
+
+@pytest.fixture(scope="module")
+def kc():
+    km, client = start_new_kernel(kernel_name="emily", startup_timeout=TIMEOUT)
+    yield client
+    client.stop_channels()
+    km.shutdown_kernel(now=False)
+
+
+def run(kc, code):
+    """Executes code and returns (reply content, iopub messages of the cell)."""
+    msgs = []
+    reply = kc.execute_interactive(code, timeout=TIMEOUT, output_hook=msgs.append)
+    return reply["content"], msgs
+
+
+def of_type(msgs, kind):
+    return [m["content"] for m in msgs if m["msg_type"] == kind]
+
+
+def stdout_of(msgs):
+    return "".join(c["text"] for c in of_type(msgs, "stream") if c["name"] == "stdout")
+
+
+def test_kernelspec_installed(data_dir, binary):
+    spec = json.loads((data_dir / "kernels" / "emily" / "kernel.json").read_text())
+    assert spec["argv"][:2] == [str(binary), "kernel"]
+    assert spec["language"] == "go"
+
+
+def test_kernel_info(kc):
+    kc.kernel_info()
+    reply = kc.get_shell_msg(timeout=TIMEOUT)
+    assert reply["content"]["status"] == "ok"
+    assert reply["content"]["language_info"]["name"] == "go"
+    assert reply["content"]["protocol_version"].startswith("5.")
+
+
+def test_jit_cell_shows_tensor_preview(kc):
+    content, _ = run(kc, "x := emily.Arange(6).Reshape(2, 3)")
+    assert content["status"] == "ok"
+    content, _ = run(kc, """
+func f(a *emily.Tensor) *emily.Tensor {
+	return emily.Add(emily.Mul(a, a), emily.Scalar(1))
+}""")
+    assert content["status"] == "ok"
+    content, msgs = run(kc, "%jit f\nf(x)")
+    assert content["status"] == "ok", content
+    results = of_type(msgs, "execute_result")
+    assert len(results) == 1
+    assert results[0]["data"]["text/plain"] == "Tensor int32[2 3]\n[[ 1  2  5]\n [10 17 26]]"
+    assert "<table" in results[0]["data"]["text/html"]
+
+
+def test_native_and_evaluator_lanes_match_numpy(kc):
+    code = """
+func g(a, b *emily.Tensor) *emily.Tensor {
+	h := emily.Tanh(emily.Matmul(a, b))
+	return emily.Div(emily.Exp(h), emily.SumKeepDims(emily.Exp(h), -1))
+}
+a := emily.FromSlice([]float32{0.1, -0.2, 0.3, 0.4, 0.5, -0.6}, 2, 3)
+b := emily.FromSlice([]float32{0.3, -0.1, 0.2, 0.5, -0.4, 0.6, 1, 2, 3, 4, 5, 6}, 3, 4)
+"""
+    content, _ = run(kc, code)
+    assert content["status"] == "ok", content
+    a = np.array([0.1, -0.2, 0.3, 0.4, 0.5, -0.6], dtype=np.float32).reshape(2, 3)
+    b = np.array([0.3, -0.1, 0.2, 0.5, -0.4, 0.6, 1, 2, 3, 4, 5, 6], dtype=np.float32).reshape(3, 4)
+    h = np.tanh(a @ b)
+    want = np.exp(h) / np.exp(h).sum(-1, keepdims=True)
+    lanes = {}
+    for opts in ["", "native=false", "fuse=true"]:
+        content, msgs = run(kc, f"%jit {opts} g\nfmt.Println(g(a, b).ToFloat64s())")
+        assert content["status"] == "ok", (opts, content)
+        got = np.array([float(v) for v in re.findall(r"[-0-9.e]+", stdout_of(msgs))]).reshape(2, 4)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        lanes[opts] = got
+    assert np.array_equal(lanes[""], lanes["native=false"]), "native and evaluator lanes differ"
+
+
+def test_error_then_session_goes_on(kc):
+    content, msgs = run(kc, "emily.Matmul(emily.Zeros(2, 3), emily.Zeros(4, 5))")
+    assert content["status"] == "error"
+    errors = of_type(msgs, "error")
+    assert errors and "emily.Matmul(float32[2 3], float32[4 5])" in "\n".join(errors[0]["traceback"]) + errors[0]["evalue"]
+    content, _ = run(kc, "undefinedThing + 1")
+    assert content["status"] == "error"
+    content, msgs = run(kc, "x.Shape()")
+    assert content["status"] == "ok"
+    assert of_type(msgs, "execute_result")[0]["data"]["text/plain"] == "[2 3]"
+
+
+def test_stdout_streams(kc):
+    content, msgs = run(kc, 'fmt.Println("hello from go")')
+    assert content["status"] == "ok"
+    assert stdout_of(msgs) == "hello from go\n"
+    assert not of_type(msgs, "execute_result"), "fmt.Println must not show a value"
