@@ -292,6 +292,11 @@ func (k *kernel) shellWorker() {
 		case <-k.ctx.Done():
 			return
 		case m := <-k.shellQ:
+			// select picks at random among ready cases, so check again:
+			// nothing queued may run once shutdown has begun.
+			if k.ctx.Err() != nil {
+				return
+			}
 			k.dispatch(k.shell, m)
 		}
 	}
