@@ -27,3 +27,9 @@ type ErrorDetail interface {
 	ErrorName() string
 	Traceback() []string
 }
+
+// Completer is implemented by Executors that can complete code. The kernel
+// answers complete_request with it; offsets are byte offsets into code.
+type Completer interface {
+	Complete(code string, cursor int) (matches []string, start, end int)
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"unicode/utf8"
 )
 
 // dispatch answers one request that arrived on ch, between a busy and an
@@ -99,22 +100,52 @@ func (k *kernel) handleIsComplete(ch *channel, m *message) {
 	k.reply(ch, m, "is_complete_reply", content)
 }
 
-// handleComplete answers complete_request with no matches; the cursor
-// range is the empty range at the cursor so clients insert nothing.
+// handleComplete answers complete_request through the Executor when it is
+// a Completer, else with no matches (the empty range at the cursor, so
+// clients insert nothing). Jupyter counts cursor positions in Unicode code
+// points; Go strings in bytes.
 func (k *kernel) handleComplete(ch *channel, m *message) {
 	var req struct {
-		CursorPos int `json:"cursor_pos"`
+		Code      string `json:"code"`
+		CursorPos int    `json:"cursor_pos"`
 	}
 	if !k.unmarshalContent(m, &req) {
 		return
 	}
+	matches, start, end := []string{}, req.CursorPos, req.CursorPos
+	if c, ok := k.exec.(Completer); ok {
+		found, bs, be := c.Complete(req.Code, byteOffset(req.Code, req.CursorPos))
+		if len(found) > 0 {
+			matches, start, end = found, runeOffset(req.Code, bs), runeOffset(req.Code, be)
+		}
+	}
 	k.reply(ch, m, "complete_reply", map[string]any{
 		"status":       "ok",
-		"matches":      []string{},
-		"cursor_start": req.CursorPos,
-		"cursor_end":   req.CursorPos,
+		"matches":      matches,
+		"cursor_start": start,
+		"cursor_end":   end,
 		"metadata":     map[string]any{},
 	})
+}
+
+// byteOffset converts a code-point offset into s to a byte offset.
+func byteOffset(s string, runes int) int {
+	n := 0
+	for i := range s {
+		if n == runes {
+			return i
+		}
+		n++
+	}
+	return len(s)
+}
+
+// runeOffset converts a byte offset into s to a code-point offset.
+func runeOffset(s string, bytes int) int {
+	if bytes > len(s) {
+		bytes = len(s)
+	}
+	return utf8.RuneCountInString(s[:bytes])
 }
 
 // handleShutdown answers shutdown_request and arranges for Run to return
