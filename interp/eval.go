@@ -1,0 +1,262 @@
+package interp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// runCode evaluates the Go code of a cell, chunk by chunk, and returns the
+// value of its final expression.
+func (s *Session) runCode(ctx context.Context, code string, units []unit) (Result, error) {
+	var res Result
+	for _, c := range groupChunks(units, func(u unit) bool { return isExprUnit(code, u) }) {
+		r, err := s.runChunk(ctx, code, c)
+		if err != nil {
+			return Result{}, err
+		}
+		if c.kind == exprChunk {
+			res = r
+		}
+	}
+	return res, nil
+}
+
+// runChunk parses a chunk, rewrites it (interrupt checks, goroutine
+// recovers, Show around the final expression), compiles and runs it.
+func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, error) {
+	src, prefix := chunkSource(c.kind, code, c.lo, code[c.lo:c.hi])
+	fset := token.NewFileSet()
+	p, err := parseSource(fset, "", c.kind, src)
+	if err != nil {
+		return Result{}, parseError(err, code, prefix)
+	}
+	off := func(pos token.Pos) int { return fset.File(pos).Offset(pos) - prefix }
+	var show ast.Expr
+	if c.kind == exprChunk {
+		if x := finalExpr(p); x != nil && !isPrintCall(x) {
+			show = x
+		}
+	}
+	goSeq := s.goSeq
+	rewrite := func(show ast.Expr) *rewriter {
+		r := &rewriter{src: code}
+		seq := goSeq
+		rewriteChunk(r, p, off, &seq)
+		s.goSeq = seq
+		if show != nil {
+			r.add(edit{lo: off(show.Pos()), hi: off(show.Pos()), text: rtName + ".Show("})
+			r.add(edit{lo: off(show.End()), hi: off(show.End()), text: ")"})
+		}
+		r.sortEdits()
+		return r
+	}
+	prog, err := s.compile(code, c, rewrite(show))
+	if err != nil && show != nil {
+		// The expression has no single value to pass to Show (a call of
+		// a function without results, say): run it as a plain statement.
+		show = nil
+		prog, err = s.compile(code, c, rewrite(nil))
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	names, imports := declared(p)
+	s.noteDeclared(names, imports)
+	s.rt.takeShown()
+	if err := s.execute(ctx, prog, code); err != nil {
+		return Result{}, err
+	}
+	if show == nil {
+		return Result{}, nil
+	}
+	vs, ok := s.rt.takeShown()
+	if !ok {
+		return Result{}, nil
+	}
+	return makeResult(vs), nil
+}
+
+// compile renders the rewritten chunk, parses it into yaegi's file set
+// under a name of its own (so positions in messages can be mapped back to
+// this cell, even from later cells), and compiles it. The name ends in
+// "/_.go" because yaegi keys imports by the base name of the file: all
+// chunks must share it to see the session's imports.
+func (s *Session) compile(code string, c chunk, r *rewriter) (*interp.Program, error) {
+	m := &posMap{}
+	m.add(0, 0, true) // the blanked cell before the chunk
+	text := r.render(c.lo, c.hi, m, c.lo)
+	src, prefix := chunkSource(c.kind, code, c.lo, text)
+
+	s.filesMu.Lock()
+	s.fileSeq++
+	name := fmt.Sprintf("cell%d#%d/_.go", s.cellNum, s.fileSeq)
+	cf := &chunkFile{cell: s.cellNum, code: code, prefix: prefix, m: m}
+	s.filesMu.Unlock()
+
+	p, err := parseSource(s.yi.FileSet(), name, c.kind, src)
+	if err != nil {
+		// The rewrite broke the syntax: a bug, but report it in cell terms.
+		return nil, &Error{Name: CompileError, Msg: "internal error: rewritten cell does not parse: " + err.Error(), Err: err}
+	}
+	cf.file = s.yi.FileSet().File(p.node().Pos())
+	s.filesMu.Lock()
+	s.files[strings.TrimSuffix(name, "/_.go")] = cf
+	s.filesMu.Unlock()
+
+	prog, err := compileAST(s.yi, p.node())
+	if err != nil {
+		return nil, s.compileError(err, code)
+	}
+	return prog, nil
+}
+
+// compileAST compiles n, turning panics of yaegi's compiler (which happen
+// on some valid Go it does not support) into errors.
+func compileAST(yi *interp.Interpreter, n ast.Node) (prog *interp.Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaegi cannot compile this: %v", r)
+		}
+	}()
+	return yi.CompileAST(n)
+}
+
+// execute runs a compiled chunk until it ends or ctx is cancelled.
+//
+// Interrupts first set the runtime's stop flag, which the check at the top
+// of every loop body turns into a panic: the program unwinds normally, and
+// its goroutine hands its result over a channel, so the next cell cannot
+// race with it. Only when that does not happen within the grace period
+// (the cell is blocked in a compiled call or on a channel) is yaegi
+// stopped through its context: ExecuteWithContext then returns at once
+// while its goroutine may still be inside the call, so the next execution
+// first waits for that goroutine to end (waitPending).
+func (s *Session) execute(ctx context.Context, prog *interp.Program, code string) error {
+	if err := s.waitPending(ctx); err != nil {
+		return err
+	}
+	s.rt.clearInterrupt()
+	yctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	done := make(chan error, 1)
+	gid := make(chan uint64, 1)
+	go func() {
+		gid <- goroutineID()
+		_, err := s.yi.ExecuteWithContext(yctx, prog)
+		done <- err
+	}()
+	id := <-gid
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		s.rt.interrupt()
+		grace := time.NewTimer(s.grace)
+		defer grace.Stop()
+		select {
+		case err = <-done:
+		case <-grace.C:
+			stop()
+			<-done
+			s.pending = id
+			return interruptError(ctx.Err())
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	var p interp.Panic
+	if errors.As(err, &p) {
+		if _, ok := unwrapValue(p.Value).(interrupted); ok {
+			s.frames.take()
+			return interruptError(context.Cause(ctx))
+		}
+		return s.runtimeError(p, s.frames.take(), code)
+	}
+	if errors.Is(err, context.Canceled) {
+		return interruptError(err)
+	}
+	return s.compileError(err, code)
+}
+
+func unwrapValue(v any) any {
+	if rv, ok := v.(reflect.Value); ok && rv.IsValid() {
+		return rv.Interface()
+	}
+	return v
+}
+
+// waitPending waits until the goroutine of an execution that was stopped
+// inside a compiled call has returned from it.
+func (s *Session) waitPending(ctx context.Context) error {
+	if s.pending == 0 {
+		return nil
+	}
+	marker := []byte(fmt.Sprintf("created by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext in goroutine %d\n", s.pending))
+	start := time.Now()
+	warned := false
+	for goroutineRunning(marker) {
+		if !warned && time.Since(start) > time.Second {
+			fmt.Fprintln(s.stderr, "waiting for the interrupted cell to return from a compiled call…")
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return interruptError(ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	s.pending = 0
+	return nil
+}
+
+// goroutineRunning reports whether a goroutine's traceback contains marker.
+func goroutineRunning(marker []byte) bool {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return bytes.Contains(buf[:n], marker)
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// goroutineID returns the id of the calling goroutine, from the first
+// line of its traceback: "goroutine 42 [running]:".
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
+}
+
+// evalInternal runs code the session generates itself (imports, %jit
+// wrappers, %ir arguments): trusted, short, not rewritten.
+func (s *Session) evalInternal(src string) (v reflect.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	prog, err := s.yi.Compile(src)
+	if err != nil {
+		return v, err
+	}
+	return s.yi.Execute(prog)
+}

@@ -1,0 +1,213 @@
+package interp
+
+import (
+	"fmt"
+	"go/token"
+	"reflect"
+	"strings"
+
+	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/compiler"
+)
+
+// jitEntry is a function of the session replaced by its jitted form.
+type jitEntry struct {
+	name string
+	orig reflect.Value     // the user's function, which re-jitting starts from
+	opts map[string]string // the options as typed, for listings
+	j    *emily.Jitted
+	sigs []string // argument signatures it was traced for (see recordSignature)
+}
+
+// jitOptionKeys are the options compiler.ParseOptions knows.
+const jitOptionKeys = "native, fuse, device, fallback, max_concurrency"
+
+var tensorType = reflect.TypeOf((*emily.Tensor)(nil))
+
+// Jitted returns the compiled form of a function that %jit replaced, for
+// its Stats and Programs.
+func (s *Session) Jitted(name string) (*emily.Jitted, bool) {
+	s.jitMu.Lock()
+	defer s.jitMu.Unlock()
+	if e := s.jits[name]; e != nil {
+		return e.j, true
+	}
+	return nil, false
+}
+
+// jitMagic implements `%jit [key=value…] name…`: each named function of
+// the session is compiled with emily.CompileNamed, and the name is
+// redeclared as a function of the same type that calls the compiled one.
+// The session keeps the original: jitting a jitted name again starts from
+// it, with the new options. Without arguments it lists the jitted names.
+func (s *Session) jitMagic(args []string) error {
+	kv, _, names := keyValues(args)
+	if len(names) == 0 {
+		if len(kv) > 0 {
+			return magicError("%%jit: name the functions to jit, e.g. %%jit native=false f")
+		}
+		s.listJits()
+		return nil
+	}
+	opts, unknown, err := compiler.ParseOptions(kv)
+	if err != nil {
+		return magicError("%%jit: %v", err)
+	}
+	for _, k := range unknown {
+		fmt.Fprintf(s.stderr, "warning: %%jit: unknown option %s=%s ignored (known: %s)\n", k, kv[k], jitOptionKeys)
+		delete(kv, k)
+	}
+	for _, name := range names {
+		if err := s.jitOne(name, kv, opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) jitOne(name string, kv map[string]string, opts []emily.Option) error {
+	if !token.IsIdentifier(name) {
+		return magicError("%%jit: %q is not a function name", name)
+	}
+	s.jitMu.Lock()
+	prev := s.jits[name]
+	s.jitMu.Unlock()
+	var orig reflect.Value
+	if prev != nil {
+		orig = prev.orig
+	} else {
+		v, err := s.evalInternal(name)
+		if err != nil {
+			return magicError("%%jit %s: %s is not defined in this session", name, name)
+		}
+		orig = v
+	}
+	if err := checkJitSignature(name, orig); err != nil {
+		return err
+	}
+	var j *emily.Jitted
+	if err := emily.Try(func() {
+		var err error
+		j, err = emily.CompileNamed(name, orig.Interface(), opts...)
+		if err != nil {
+			panic(err)
+		}
+	}); err != nil {
+		return magicError("%%jit %s: %v", name, err)
+	}
+	s.rt.setJit(name, j.Func())
+	if _, err := s.evalInternal(wrapperSource(name, orig.Type())); err != nil {
+		return magicError("%%jit %s: internal error declaring the jitted function: %v", name, err)
+	}
+	e := &jitEntry{name: name, orig: orig, opts: map[string]string{}, j: j}
+	for k, v := range kv {
+		e.opts[k] = v
+	}
+	s.jitMu.Lock()
+	s.jits[name] = e
+	s.jitMu.Unlock()
+	return nil
+}
+
+// checkJitSignature says clearly why a value cannot be jitted.
+func checkJitSignature(name string, v reflect.Value) error {
+	const need = "%%jit needs a function whose parameters and results are all *emily.Tensor"
+	if !v.IsValid() || v.Kind() != reflect.Func {
+		return magicError("%%jit %s: %s is %s, not a function; "+need, name, name, typeName(v))
+	}
+	t := v.Type()
+	if t.IsVariadic() {
+		return magicError("%%jit %s: %s is variadic; "+need, name, name)
+	}
+	if t.NumOut() == 0 {
+		return magicError("%%jit %s: %s returns nothing; "+need, name, name)
+	}
+	for i := 0; i < t.NumIn(); i++ {
+		if t.In(i) != tensorType {
+			return magicError("%%jit %s: parameter %d of %s is %s; "+need, name, i+1, name, t.In(i))
+		}
+	}
+	for i := 0; i < t.NumOut(); i++ {
+		if t.Out(i) != tensorType {
+			return magicError("%%jit %s: result %d of %s is %s; "+need, name, i+1, name, t.Out(i))
+		}
+	}
+	return nil
+}
+
+// wrapperSource declares name anew as a function of type t (all
+// *emily.Tensor, checked) that calls the jitted function. The type is
+// written with the runtime package's Tensor, which the user cannot shadow.
+func wrapperSource(name string, t reflect.Type) string {
+	const tensor = "*" + rtName + ".Tensor"
+	params := make([]string, t.NumIn())
+	types := make([]string, t.NumIn())
+	args := make([]string, t.NumIn())
+	for i := range params {
+		args[i] = fmt.Sprintf("a%d", i)
+		params[i] = args[i] + " " + tensor
+		types[i] = tensor
+	}
+	res := strings.TrimSuffix(strings.Repeat(tensor+", ", t.NumOut()), ", ")
+	if t.NumOut() > 1 {
+		res = "(" + res + ")"
+	}
+	fnType := "func(" + strings.Join(types, ", ") + ") " + res
+	jit := "__emily_jit_" + name
+	return fmt.Sprintf("var %s = %s.JitFunc(%q).(%s)\nfunc %s(%s) %s { return %s(%s) }",
+		jit, rtName, name, fnType, name, strings.Join(params, ", "), res, jit, strings.Join(args, ", "))
+}
+
+// listJits prints the jitted names and their options.
+func (s *Session) listJits() {
+	s.jitMu.Lock()
+	defer s.jitMu.Unlock()
+	if len(s.jits) == 0 {
+		fmt.Fprintln(s.stdout, "no jitted functions; %jit name jits one")
+		return
+	}
+	for _, name := range sortedKeys(s.jits) {
+		e := s.jits[name]
+		var opts []string
+		for _, k := range sortedKeys(e.opts) {
+			opts = append(opts, k+"="+e.opts[k])
+		}
+		if len(opts) == 0 {
+			opts = []string{"(default options)"}
+		}
+		fmt.Fprintf(s.stdout, "%s %s\n", name, strings.Join(opts, " "))
+	}
+}
+
+// noteDeclared records what a chunk declared: a jitted name declared anew
+// by the user is no longer jitted, and completion learns the new names.
+func (s *Session) noteDeclared(names []string, imports map[string]string) {
+	s.jitMu.Lock()
+	for _, n := range names {
+		delete(s.jits, n)
+	}
+	s.jitMu.Unlock()
+	s.comp.mu.Lock()
+	defer s.comp.mu.Unlock()
+	for _, n := range names {
+		s.comp.declared[n] = true
+	}
+	for n, p := range imports {
+		s.comp.imports[n] = p
+	}
+}
+
+// valueInterface returns v's value, or nil for the zero Value.
+func valueInterface(v reflect.Value) any {
+	if !v.IsValid() || !v.CanInterface() {
+		return nil
+	}
+	return v.Interface()
+}
+
+func typeName(v reflect.Value) string {
+	if !v.IsValid() {
+		return "nil"
+	}
+	return v.Type().String()
+}

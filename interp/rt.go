@@ -1,0 +1,143 @@
+package interp
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/emily-go/emily"
+	"github.com/traefik/yaegi/interp"
+)
+
+// The session's runtime package: compiled helpers that the code the
+// session generates around user code calls. It is imported under rtName,
+// a name no user would pick, so user code cannot shadow it.
+const (
+	rtPath = "github.com/emily-go/emily/interp/rt"
+	rtName = "__emily"
+)
+
+// interrupted is the panic value of an interpreted loop that noticed an
+// interrupt (see checkStmt); the session turns it into an Interrupted error.
+type interrupted struct{}
+
+func (interrupted) Error() string { return "interrupted" }
+
+// runtimeSyms holds the state behind the runtime package of one session.
+type runtimeSyms struct {
+	// stop is non-empty while an interrupt is pending. Interpreted loops
+	// poll len(stop): reading a channel's length is safe while another
+	// goroutine sends, and costs ~10 ns in yaegi where a call into a
+	// compiled function costs ~130 ns per iteration.
+	stop chan struct{}
+
+	mu     sync.Mutex
+	shown  []any // values passed to Show by the final expression of a cell
+	isShow bool
+	jits   map[string]any // jitted funcs, read by the wrappers %jit declares
+
+	goPanic func(v any) // reports a panic that ended an interpreted goroutine
+}
+
+func newRuntimeSyms(goPanic func(any)) *runtimeSyms {
+	return &runtimeSyms{stop: make(chan struct{}, 1), jits: map[string]any{}, goPanic: goPanic}
+}
+
+// interrupt asks running interpreted loops to stop.
+func (r *runtimeSyms) interrupt() {
+	select {
+	case r.stop <- struct{}{}:
+	default:
+	}
+}
+
+// clearInterrupt withdraws a pending interrupt before the next evaluation.
+func (r *runtimeSyms) clearInterrupt() {
+	select {
+	case <-r.stop:
+	default:
+	}
+}
+
+// takeShown returns what Show recorded since the last call.
+func (r *runtimeSyms) takeShown() ([]any, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	vs, ok := r.shown, r.isShow
+	r.shown, r.isShow = nil, false
+	return vs, ok
+}
+
+func (r *runtimeSyms) setJit(name string, fn any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.jits[name] = fn
+}
+
+// exports returns the symbols to Use: the runtime package, and the
+// interface mapping that makes yaegi pass interpreted values with a String
+// or Error method to Show as fmt.Stringer or error, as it does for fmt.
+func (r *runtimeSyms) exports() interp.Exports {
+	show := reflect.ValueOf(func(vs ...any) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.shown, r.isShow = vs, true
+	})
+	return interp.Exports{
+		rtPath + "/rt": {
+			"Stop":        reflect.ValueOf(r.stop),
+			"Interrupted": reflect.ValueOf(func() { panic(interrupted{}) }),
+			"Show":        show,
+			"GoPanic":     reflect.ValueOf(func(v any) { r.reportGoPanic(v) }),
+			"JitFunc": reflect.ValueOf(func(name string) any {
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				return r.jits[name]
+			}),
+			"Tensor": reflect.ValueOf((*emily.Tensor)(nil)),
+		},
+		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{
+			show: {
+				reflect.TypeOf((*fmt.Stringer)(nil)).Elem(),
+				reflect.TypeOf((*error)(nil)).Elem(),
+			},
+		})},
+	}
+}
+
+func (r *runtimeSyms) reportGoPanic(v any) {
+	// yaegi's recover hands interpreted code a reflect.Value.
+	if rv, ok := v.(reflect.Value); ok {
+		if !rv.IsValid() {
+			return
+		}
+		v = rv.Interface()
+	}
+	switch v.(type) {
+	case nil:
+		return // the goroutine returned normally
+	case interrupted:
+		return // stopped by an interrupt: not worth a report
+	}
+	r.goPanic(v)
+}
+
+// checkStmt is inserted at the top of every loop body so that an interrupt
+// stops interpreted loops by a panic that unwinds normally (see
+// Session.evalChunk for why not yaegi's own stop).
+const checkStmt = "if len(" + rtName + ".Stop) != 0 { " + rtName + ".Interrupted() }; "
+
+// goRecoverStmt is inserted at the top of the body of every goroutine the
+// user starts: yaegi runs `go` without a recover, so a panic there would
+// kill the process.
+const goRecoverStmt = "defer func() { " + rtName + ".GoPanic(recover()) }(); "
+
+// panicText renders a panic value for a message.
+func panicText(v any) string {
+	if rv, ok := v.(reflect.Value); ok && rv.IsValid() {
+		v = rv.Interface()
+	}
+	s := fmt.Sprint(v)
+	return strings.TrimSuffix(s, "\n")
+}

@@ -1,0 +1,248 @@
+// Package interp is the Emily for Go session: a yaegi interpreter with the
+// standard library and the emily tensor API, which runs notebook cells and
+// REPL entries. A cell may mix declarations and statements; its final
+// expression is its value; %magics at its top configure and inspect Jit;
+// panics, compile errors and interrupts come back as errors and leave the
+// session usable. The REPL (cmd/emily-repl) and the Jupyter kernel both
+// drive a Session.
+package interp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/emily-go/emily/compiler"
+	"github.com/emily-go/emily/interp/symbols"
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// Options configure a Session. The zero value is ready to use.
+type Options struct {
+	// Stdout and Stderr receive what interpreted code prints outside an
+	// Execute call (goroutines still running after their cell). Default:
+	// os.Stdout and os.Stderr.
+	Stdout, Stderr io.Writer
+	// Stdin is what fmt.Scan* and os.Stdin read. Default: os.Stdin.
+	Stdin io.Reader
+	// Env is the environment interpreted code sees through os.Getenv.
+	// Default: the process environment.
+	Env []string
+	// GoPath is where `import` looks for packages given as source (the
+	// standard library and emily are built in). Default: $GOPATH.
+	GoPath string
+	// Unrestricted gives interpreted code the real os.Exit, os/exec and
+	// environment instead of yaegi's sandboxed ones.
+	Unrestricted bool
+	// InterruptGrace is how long an interrupt waits for interpreted loops
+	// to stop by themselves before yaegi is stopped (needed when the cell
+	// is blocked in a compiled call or a channel operation). Default 500ms.
+	InterruptGrace time.Duration
+}
+
+// Session is one interpreter with its state: variables, functions, types,
+// imports and jitted functions persist from one Execute to the next.
+// Execute calls are serialized; Complete and IsComplete may be called
+// while a cell runs.
+type Session struct {
+	mu     sync.Mutex // held by Execute
+	yi     *interp.Interpreter
+	rt     *runtimeSyms
+	stdout *switchWriter
+	stderr *switchWriter
+	frames *frameFilter
+	grace  time.Duration
+
+	filesMu sync.Mutex            // goroutine panics map positions while a cell runs
+	cellNum int                   // Execute calls so far
+	fileSeq int                   // files compiled so far
+	files   map[string]*chunkFile // by file name, to map positions back to cells
+	goSeq   int                   // go statements rewritten so far
+	pending uint64                // goroutine of an execution stopped while in a compiled call
+
+	executing   atomic.Bool
+	unsubscribe func()
+
+	jitMu sync.Mutex
+	jits  map[string]*jitEntry
+
+	comp completion
+}
+
+// New starts a session with the standard library and emily, and with fmt,
+// math and emily imported.
+func New(opts Options) (*Session, error) {
+	s := &Session{
+		stdout: newSwitchWriter(orWriter(opts.Stdout, os.Stdout)),
+		stderr: newSwitchWriter(orWriter(opts.Stderr, os.Stderr)),
+		grace:  opts.InterruptGrace,
+		files:  map[string]*chunkFile{},
+		jits:   map[string]*jitEntry{},
+	}
+	if s.grace <= 0 {
+		s.grace = 500 * time.Millisecond
+	}
+	s.frames = &frameFilter{out: s.stderr}
+	s.rt = newRuntimeSyms(s.reportGoPanic)
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	gopath := opts.GoPath
+	if gopath == "" {
+		gopath = os.Getenv("GOPATH")
+	}
+	s.yi = interp.New(interp.Options{
+		Stdin:        opts.Stdin,
+		Stdout:       s.stdout,
+		Stderr:       s.frames,
+		Env:          env,
+		GoPath:       gopath,
+		Unrestricted: opts.Unrestricted,
+	})
+	// yaegi binds os.Stdout/os.Stderr to the session's writers only when
+	// they are *os.File; bind them as io.Writer so that
+	// fmt.Fprintln(os.Stdout, …) reaches the cell's output too.
+	var out, errOut io.Writer = s.stdout, s.stderr
+	for _, syms := range []interp.Exports{
+		stdlib.Symbols,
+		symbols.Symbols,
+		s.rt.exports(),
+		{"os/os": {"Stdout": reflect.ValueOf(&out).Elem(), "Stderr": reflect.ValueOf(&errOut).Elem()}},
+	} {
+		if err := s.yi.Use(syms); err != nil {
+			return nil, fmt.Errorf("interp: loading symbols: %w", err)
+		}
+	}
+	if _, err := s.evalInternal(`import (
+	"fmt"
+	"math"
+	"github.com/emily-go/emily"
+	` + rtName + ` "` + rtPath + `"
+)`); err != nil {
+		return nil, fmt.Errorf("interp: importing the default packages: %w", err)
+	}
+	s.comp.imports = map[string]string{"fmt": "fmt", "math": "math", "emily": "github.com/emily-go/emily"}
+	s.refreshCompletion()
+	s.unsubscribe = compiler.Subscribe(s.onEvent)
+	return s, nil
+}
+
+func orWriter(w, def io.Writer) io.Writer {
+	if w == nil {
+		return def
+	}
+	return w
+}
+
+// Close detaches the session from the compiler's events. The interpreter
+// itself is reclaimed by the garbage collector.
+func (s *Session) Close() error {
+	if s.unsubscribe != nil {
+		s.unsubscribe()
+	}
+	return nil
+}
+
+// Result is the outcome of a cell that ran without error.
+type Result struct {
+	// Value is the value of the cell's final expression statement: one
+	// value, or a []any of all of them when the expression is a call with
+	// several results. Nil when Shown is false.
+	Value any
+	// Text is Value rendered as text/plain: a tensor's preview, else fmt's
+	// %v; one line per value when there are several.
+	Text string
+	// Shown reports whether the cell ended with an expression that has a
+	// value to show (it may be nil, shown as "<nil>"). Declarations,
+	// assignments, calls without results and fmt.Print* calls show nothing.
+	Shown bool
+}
+
+// Execute runs a cell: its %magic lines first, then its Go code. Output
+// goes to stdout and stderr as it is produced. A failing cell returns an
+// *Error; the session keeps the state from before the failure and stays
+// usable. Cancelling ctx interrupts the cell.
+func (s *Session) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.filesMu.Lock()
+	s.cellNum++
+	s.filesMu.Unlock()
+	s.stdout.set(stdout)
+	s.stderr.set(stderr)
+	s.executing.Store(true)
+	s.frames.take() // frames of panics that user code recovered from
+	defer func() {
+		s.executing.Store(false)
+		s.stdout.set(nil)
+		s.stderr.set(nil)
+		s.refreshCompletion()
+	}()
+
+	magics, rest := splitMagics(code)
+	units := splitUnits(rest)
+	declaredHere := map[string]bool{}
+	for _, u := range units {
+		if u.funcName != "" {
+			declaredHere[u.funcName] = true
+		}
+	}
+	// %jit of a function the cell declares applies after the code runs.
+	var later []magicLine
+	for _, m := range magics {
+		if m.name == "jit" && namesAny(m.args, declaredHere) {
+			later = append(later, m)
+			continue
+		}
+		if err := s.runMagic(ctx, m); err != nil {
+			return Result{}, err
+		}
+	}
+	res, err := s.runCode(ctx, rest, units)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, m := range later {
+		if err := s.runMagic(ctx, m); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+func namesAny(args []string, set map[string]bool) bool {
+	for _, a := range args {
+		if set[a] {
+			return true
+		}
+	}
+	return false
+}
+
+// onEvent reports the compiler's fallback events on the cell's stderr.
+func (s *Session) onEvent(e compiler.Event) {
+	if e.Kind == compiler.EventTrace {
+		s.recordSignature(e.Function, e.Signature)
+		return
+	}
+	if e.Kind == compiler.EventFallback && s.executing.Load() {
+		fmt.Fprintf(s.stderr, "warning: %s: the IR cannot express this function, so it runs in the evaluator lane (fallback=eval): %v\n", e.Function, e.Err)
+	}
+}
+
+// reportGoPanic prints the panic that ended an interpreted goroutine.
+func (s *Session) reportGoPanic(v any) {
+	msg := "panic in goroutine: " + panicText(v)
+	for _, f := range s.frames.take() {
+		pos, _ := s.positions(f.pos)
+		msg += "\n  at " + pos + " in " + funcLabel(f.fn)
+	}
+	fmt.Fprintln(s.stderr, msg+"\n(the goroutine ended; the session goes on)")
+}

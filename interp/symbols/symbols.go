@@ -1,0 +1,11 @@
+// Package symbols holds the yaegi symbol tables of the packages that
+// interpreted code may import: the emily root package and compiler.
+package symbols
+
+import "reflect"
+
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/emily-go/emily github.com/emily-go/emily/compiler
+
+// Symbols maps "importpath/pkgname" to the package's exported symbols, in
+// the form interp.Use expects.
+var Symbols = map[string]map[string]reflect.Value{}
