@@ -171,14 +171,14 @@ func TestSessionSurvivesErrors(t *testing.T) {
 	s, _ := newSession(t)
 	mustRun(t, s, "a := 1", "func f() int { return a * 10 }")
 	for _, bad := range []string{
-		"b := undefinedName",                  // compile error
-		"func g() { panic(\"boom\") }\ng()",   // runtime panic
-		"_, e := fmt.Println(\"x\")\n_ = e",   // panicked yaegi's compiler at top level
-		"for i := range 4 { _ = i }",          // range over int panics yaegi v0.16.1
-		"emily.Arange(2).Reshape(5)",          // *emily.Error
-		"var m map[int]int\nm[1] = a",         // nil map
-		"func h() int { return undefinedX }",  // panic in yaegi's compiler (CFG)
-		"%jit nosuchfunction",                 // magic error
+		"b := undefinedName",                    // compile error
+		"func g() { panic(\"boom\") }\ng()",     // runtime panic
+		"_, e := fmt.Println(\"x\")\n_ = e",     // panicked yaegi's compiler at top level
+		"for i := range 4 { _ = i }",            // range over int panics yaegi v0.16.1
+		"emily.Arange(2).Reshape(5)",            // *emily.Error
+		"var m map[int]int\nm[1] = a",           // nil map
+		"func h() int { return undefinedX }",    // panic in yaegi's compiler (CFG)
+		"%jit nosuchfunction",                   // magic error
 		"type T struct{ X undefinedType }\nT{}", // bad type
 	} {
 		run(t, s, bad)

@@ -61,9 +61,9 @@ func splitMagics(cell string) ([]magicLine, string) {
 		switch {
 		case text == "":
 		case strings.HasPrefix(text, "%"):
-			f := strings.Fields(text[1:])
 			m := magicLine{line: line}
-			if len(f) > 0 {
+			// The name follows the % directly: "% jit" has none.
+			if f := strings.Fields(text[1:]); len(f) > 0 && strings.HasPrefix(text[1:], f[0]) {
 				m.name, m.args = f[0], f[1:]
 			}
 			ms = append(ms, m)

@@ -1,0 +1,49 @@
+package symbols
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/traefik/yaegi/extract"
+)
+
+// TestUpToDate fails when the generated symbol files no longer match the
+// packages: run `go generate ./interp/symbols` after changing the API of
+// emily or compiler.
+func TestUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("type-checks emily from source (~30 s)")
+	}
+	for pkg, file := range map[string]string{
+		"github.com/emily-go/emily":          "github_com-emily-go-emily.go",
+		"github.com/emily-go/emily/compiler": "github_com-emily-go-emily-compiler.go",
+	} {
+		// As `yaegi extract` does in this directory.
+		ext := extract.Extractor{Dest: "symbols"}
+		var buf bytes.Buffer
+		if _, err := ext.Extract(pkg, "symbols", &buf); err != nil {
+			t.Fatalf("extracting %s: %v", pkg, err)
+		}
+		have, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(have, buf.Bytes()) {
+			t.Errorf("%s is stale: run go generate ./interp/symbols", file)
+		}
+	}
+}
+
+// TestSymbols checks the tables hold what interpreted code needs.
+func TestSymbols(t *testing.T) {
+	emily := Symbols["github.com/emily-go/emily/emily"]
+	for _, name := range []string{"Tensor", "DType", "Option", "Float32", "Arange", "Jit", "CompileNamed", "WithNative", "Error"} {
+		if !emily[name].IsValid() {
+			t.Errorf("emily.%s missing", name)
+		}
+	}
+	if !Symbols["github.com/emily-go/emily/compiler/compiler"]["ParseOptions"].IsValid() {
+		t.Error("compiler.ParseOptions missing")
+	}
+}
