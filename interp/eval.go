@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,13 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 		return Result{}, parseError(err, code, prefix)
 	}
 	off := func(pos token.Pos) int { return fset.File(pos).Offset(pos) - prefix }
+	// yaegi reports some undefined names as "constant definition loop",
+	// and a failed compile leaves them half-declared: check first.
+	if id := s.undefinedName(p); id != nil {
+		o := off(id.Pos())
+		line, col := lineCol(code, o)
+		return Result{}, &Error{Name: CompileError, Msg: fmt.Sprintf("%d:%d: undefined: %s", line, col, id.Name), Source: sourceLines(code, o)}
+	}
 	var show ast.Expr
 	if c.kind == exprChunk {
 		if x := finalExpr(p); x != nil && !isPrintCall(x) {
@@ -244,6 +252,40 @@ func goroutineID() uint64 {
 	}
 	id, _ := strconv.ParseUint(string(b), 10, 64)
 	return id
+}
+
+// undefinedName returns the first name the chunk uses that neither the
+// chunk nor the session declares, if any. Names the session's records do
+// not show are looked up in the interpreter, which knows them all.
+func (s *Session) undefinedName(p parsed) *ast.Ident {
+	// Keys of composite literals are often field names, which the parser
+	// cannot resolve.
+	keys := map[*ast.Ident]bool{}
+	ast.Inspect(p.node(), func(n ast.Node) bool {
+		if kv, ok := n.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok {
+				keys[id] = true
+			}
+		}
+		return true
+	})
+	known := func(name string) bool {
+		s.comp.mu.Lock()
+		defer s.comp.mu.Unlock()
+		_, global := s.comp.globals[name]
+		return global || s.comp.declared[name] || s.comp.imports[name] != ""
+	}
+	checked := map[string]bool{}
+	for _, id := range p.unresolved {
+		if keys[id] || checked[id.Name] || slices.Contains(goPredeclared, id.Name) || known(id.Name) {
+			continue
+		}
+		checked[id.Name] = true
+		if _, err := s.evalInternal(id.Name); err != nil && strings.Contains(err.Error(), "undefined: "+id.Name) {
+			return id
+		}
+	}
+	return nil
 }
 
 // evalInternal runs code the session generates itself (imports, %jit

@@ -34,6 +34,8 @@ func chunkSource(kind chunkKind, code string, lo int, text string) (src string, 
 type parsed struct {
 	file *ast.File
 	body *ast.BlockStmt
+	// unresolved are the names the chunk uses but does not declare.
+	unresolved []*ast.Ident
 }
 
 func (p parsed) node() ast.Node {
@@ -49,9 +51,9 @@ func parseSource(fset *token.FileSet, name string, kind chunkKind, src string) (
 		return parsed{}, err
 	}
 	if kind == declChunk {
-		return parsed{file: f}, nil
+		return parsed{file: f, unresolved: f.Unresolved}, nil
 	}
-	return parsed{body: f.Decls[0].(*ast.FuncDecl).Body}, nil
+	return parsed{body: f.Decls[0].(*ast.FuncDecl).Body, unresolved: f.Unresolved}, nil
 }
 
 // isExprUnit reports whether unit u of code is an expression statement.

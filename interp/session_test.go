@@ -106,6 +106,8 @@ func TestCellErrors(t *testing.T) {
 	}{
 		{name: "undefined name", cell: "a := 1\n\nfunc h() int { return undefinedName }",
 			ename: CompileError, msg: []string{"3:23", "undefined: undefinedName"}, traceTop: "3 | func h()"},
+		{name: "undefined in a statement", cell: "a := 1\nb := a + undefinedName",
+			ename: CompileError, msg: []string{"2:10", "undefined: undefinedName"}, traceTop: "2 | b := a + undefinedName"},
 		{name: "syntax error", cell: "x := 1\ny := 2 +* 3 )", ename: CompileError, msg: []string{"2:"}},
 		{name: "type mismatch", cell: "var s string = 3", ename: CompileError, msg: []string{"1:"}},
 		{name: "magic after code", cell: "x := 1\n%jit f", ename: CompileError, msg: []string{"2:1", "top of the cell"}},
@@ -182,6 +184,11 @@ func TestSessionSurvivesErrors(t *testing.T) {
 		"type T struct{ X undefinedType }\nT{}", // bad type
 	} {
 		run(t, s, bad)
+	}
+	for i := 0; i < 2; i++ {
+		if r := run(t, s, "c := a + undefinedName"); r.err == nil || !contains(r.err.Error(), "1:10: undefined: undefinedName") {
+			t.Errorf("undefined name, try %d: %v", i+1, r.err)
+		}
 	}
 	r := mustRun(t, s, "f() + a")
 	if r.res.Text != "11" {
