@@ -151,6 +151,9 @@ func compileAST(yi *interp.Interpreter, n ast.Node) (prog *interp.Program, err e
 // while its goroutine may still be inside the call, so the next execution
 // first waits for that goroutine to end (waitPending).
 func (s *Session) execute(ctx context.Context, prog *interp.Program, code string) error {
+	if ctx.Err() != nil {
+		return interruptError(ctx.Err())
+	}
 	if err := s.waitPending(ctx); err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"context"
 	_ "embed"
 	"fmt"
 	"sort"
@@ -21,7 +20,7 @@ var helpText string
 const knownMagics = "%config, %help, %ir, %jit"
 
 // runMagic runs one %magic line.
-func (s *Session) runMagic(ctx context.Context, m magicLine) error {
+func (s *Session) runMagic(m magicLine) error {
 	switch m.name {
 	case "jit":
 		return s.jitMagic(m.args)

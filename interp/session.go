@@ -10,6 +10,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"go/build"
 	"io"
 	"os"
 	"reflect"
@@ -96,7 +97,7 @@ func New(opts Options) (*Session, error) {
 	}
 	gopath := opts.GoPath
 	if gopath == "" {
-		gopath = os.Getenv("GOPATH")
+		gopath = build.Default.GOPATH
 	}
 	s.yi = interp.New(interp.Options{
 		Stdin:        opts.Stdin,
@@ -201,7 +202,7 @@ func (s *Session) Execute(ctx context.Context, code string, stdout, stderr io.Wr
 			later = append(later, m)
 			continue
 		}
-		if err := s.runMagic(ctx, m); err != nil {
+		if err := s.runMagic(m); err != nil {
 			return Result{}, err
 		}
 	}
@@ -210,7 +211,7 @@ func (s *Session) Execute(ctx context.Context, code string, stdout, stderr io.Wr
 		return Result{}, err
 	}
 	for _, m := range later {
-		if err := s.runMagic(ctx, m); err != nil {
+		if err := s.runMagic(m); err != nil {
 			return Result{}, err
 		}
 	}
