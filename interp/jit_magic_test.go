@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -218,5 +219,17 @@ func TestHelpAndMagicsWithCode(t *testing.T) {
 	}
 	if r := run(t, s, "% jit f"); errorName(r.err) != MagicError || !contains(r.err.Error(), "needs a name") {
 		t.Errorf("%% alone: %v", r.err)
+	}
+}
+
+func TestFallbackWarning(t *testing.T) {
+	s, _ := newSession(t)
+	var errOut lockedBuffer
+	s.stderr.set(&errOut)
+	s.executing.Store(true)
+	defer s.executing.Store(false)
+	s.onEvent(compiler.Event{Kind: compiler.EventFallback, Function: "f", Err: errors.New("ir.Lower: host op runs Go code")})
+	if got := errOut.String(); !contains(got, "warning: f:") || !contains(got, "evaluator lane") || strings.Count(got, "\n") != 1 {
+		t.Errorf("fallback warning %q, want one line naming f", got)
 	}
 }
