@@ -11,7 +11,7 @@ class EmilyKernelTests(jkt.KernelTests):
     file_extension = ".go"
 
     code_hello_world = 'fmt.Println("hello, world")'
-    code_stderr = 'fmt.Fprintln(os.Stderr, "oops")'
+    code_stderr = 'import "os"\nfmt.Fprintln(os.Stderr, "oops")'
     code_execute_result = [
         {"code": "6 * 7", "result": "42"},
         {"code": "emily.Arange(3)", "result": "Tensor int32[3]\n[0 1 2]"},

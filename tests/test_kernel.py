@@ -58,7 +58,7 @@ func f(a *emily.Tensor) *emily.Tensor {
     assert content["status"] == "ok", content
     results = of_type(msgs, "execute_result")
     assert len(results) == 1
-    assert results[0]["data"]["text/plain"] == "Tensor int32[2 3]\n[[ 1  2  5]\n [10 17 26]]"
+    assert results[0]["data"]["text/plain"] == "Tensor float32[2 3]\n[[ 1.  2.  5.]\n [10. 17. 26.]]"
     assert "<table" in results[0]["data"]["text/html"]
 
 

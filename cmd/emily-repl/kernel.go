@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/display"
+	"github.com/emily-go/emily/interp"
+	"github.com/emily-go/emily/kernel"
+)
+
+// kernelExecutor runs cells for the Jupyter kernel in an interp.Session and
+// renders their values as MIME bundles.
+type kernelExecutor struct{ s *interp.Session }
+
+func (k kernelExecutor) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (kernel.MIMEBundle, error) {
+	res, err := k.s.Execute(ctx, code, stdout, stderr)
+	if err != nil || !res.Shown {
+		return nil, err
+	}
+	return kernel.MIMEBundle(display.MIME(res.Value)), nil
+}
+
+// Complete offers the session's completions to complete_request.
+func (k kernelExecutor) Complete(code string, cursor int) ([]string, int, int) {
+	return k.s.Complete(code, cursor)
+}
+
+func runKernel(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("emily-repl kernel", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	conn := fs.String("f", "", "Jupyter connection file")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *conn == "" {
+		fmt.Fprintln(stderr, "emily-repl kernel: -f CONNECTION_FILE is required (Jupyter passes it)")
+		return 2
+	}
+	// Interrupts arrive as interrupt_request messages (interrupt_mode
+	// "message"); a stray SIGINT from a terminal must not kill the kernel.
+	signal.Ignore(os.Interrupt, syscall.SIGINT)
+	session, err := interp.New(interp.Options{})
+	if err != nil {
+		fmt.Fprintln(stderr, "emily-repl kernel:", err)
+		return 1
+	}
+	info := kernel.Info{
+		ImplementationVersion: version,
+		Banner:                fmt.Sprintf("Emily for Go %s: MLX %s on %s", version, emily.MLXVersion(), emily.DefaultDevice()),
+	}
+	if err := kernel.Run(context.Background(), *conn, kernelExecutor{session}, info); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "emily-repl kernel:", err)
+		return 1
+	}
+	return 0
+}
+
+func runInstall(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("emily-repl install", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	user := fs.Bool("user", true, "install into the user's Jupyter data directory (JUPYTER_DATA_DIR if set)")
+	prefix := fs.String("prefix", "", "install into PREFIX/share/jupyter/kernels instead")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	dir, err := kernel.Install(kernel.InstallOptions{User: *user, Prefix: *prefix})
+	if err != nil {
+		fmt.Fprintln(stderr, "emily-repl install:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "installed kernelspec %q in %s\n", kernel.KernelName, dir)
+	return 0
+}

@@ -1,0 +1,89 @@
+// Command emily-repl is Emily for Go's front end: an interactive Go REPL
+// for array computing on MLX, a script runner, and a Jupyter kernel.
+//
+//	emily-repl                      interactive REPL (script mode when stdin is not a terminal)
+//	emily-repl FILE                 run FILE as a script
+//	emily-repl kernel -f CONN       run as a Jupyter kernel
+//	emily-repl install [--user|--prefix P]
+//	                                install the "emily" Jupyter kernelspec
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/compiler"
+	"github.com/emily-go/emily/interp"
+)
+
+// version is the release this binary reports; set with -ldflags -X.
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if err := compiler.LoadEnvDefaults(); err != nil {
+		fmt.Fprintln(stderr, "emily-repl:", err)
+		return 2
+	}
+	if len(args) > 0 {
+		switch args[0] {
+		case "kernel":
+			return runKernel(args[1:], stderr)
+		case "install":
+			return runInstall(args[1:], stdout, stderr)
+		case "version", "--version", "-version":
+			fmt.Fprintf(stdout, "emily-repl %s (MLX %s, default device %s)\n", version, emily.MLXVersion(), emily.DefaultDevice())
+			return 0
+		case "help", "-h", "-help", "--help":
+			io.WriteString(stdout, usage)
+			return 0
+		}
+	}
+	fs := flag.NewFlagSet("emily-repl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { io.WriteString(stderr, usage) }
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	session, err := interp.New(interp.Options{})
+	if err != nil {
+		fmt.Fprintln(stderr, "emily-repl:", err)
+		return 1
+	}
+	if fs.NArg() > 0 {
+		f, err := os.Open(fs.Arg(0))
+		if err != nil {
+			fmt.Fprintln(stderr, "emily-repl:", err)
+			return 1
+		}
+		defer f.Close()
+		return runScript(session, f, stdout, stderr)
+	}
+	if isTerminal(os.Stdin) && stdin == os.Stdin {
+		return runREPL(session, stdout, stderr)
+	}
+	return runScript(session, stdin, stdout, stderr)
+}
+
+const usage = `Emily for Go: Go for array computing on MLX.
+
+Usage:
+  emily-repl                  start the REPL (runs stdin as a script when it is not a terminal)
+  emily-repl FILE             run FILE as a script; exits non-zero on the first error
+  emily-repl kernel -f CONN   run as a Jupyter kernel (Jupyter starts this)
+  emily-repl install [--user | --prefix DIR]
+                              install the "emily" Jupyter kernelspec
+  emily-repl version          print versions
+
+Environment:
+  EMILY_NATIVE=false          make the evaluator lane the session default for %jit
+  EMILY_HISTORY=FILE          REPL history file (default ~/.emily_history)
+
+In the REPL, %help lists the magics (%jit, %config, %ir, ...).
+`
