@@ -21,7 +21,7 @@ func (s *Session) runCode(ctx context.Context, code string, units []unit) (Resul
 		if err != nil {
 			return Result{}, err
 		}
-		if c.kind == exprChunk {
+		if c.show {
 			res = r
 		}
 	}
@@ -46,7 +46,7 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 		return Result{}, &Error{Name: CompileError, Msg: fmt.Sprintf("%d:%d: undefined: %s", line, col, id.Name), Source: sourceLines(code, o)}
 	}
 	var show ast.Expr
-	if c.kind == exprChunk {
+	if c.show {
 		if x := finalExpr(p); x != nil && !isPrintCall(x) {
 			show = x
 		}

@@ -67,12 +67,13 @@ func isExprUnit(code string, u unit) bool {
 	return ok
 }
 
-// finalExpr returns the expression of an expression chunk.
+// finalExpr returns the expression of the chunk's last statement, if it
+// is an expression statement.
 func finalExpr(p parsed) ast.Expr {
-	if p.body == nil || len(p.body.List) != 1 {
+	if p.body == nil || len(p.body.List) == 0 {
 		return nil
 	}
-	if s, ok := p.body.List[0].(*ast.ExprStmt); ok {
+	if s, ok := p.body.List[len(p.body.List)-1].(*ast.ExprStmt); ok {
 		return s.X
 	}
 	return nil

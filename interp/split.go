@@ -19,10 +19,9 @@ type chunkKind int
 const (
 	declChunk chunkKind = iota // declarations: a Go file without its package clause
 	stmtChunk                  // statements, run in the global scope
-	exprChunk                  // the cell's final expression statement, whose value is shown
 )
 
-func (k chunkKind) String() string { return [...]string{"decl", "stmt", "expr"}[k] }
+func (k chunkKind) String() string { return [...]string{"decl", "stmt"}[k] }
 
 // unit is one top-level declaration or statement: cell bytes [lo, hi).
 type unit struct {
@@ -35,6 +34,9 @@ type unit struct {
 type chunk struct {
 	kind   chunkKind
 	lo, hi int
+	// show: the chunk ends with the cell's final expression statement,
+	// whose value is the cell's.
+	show bool
 }
 
 // magicLine is a %name line at the top of a cell.
@@ -171,27 +173,30 @@ func identAt(code string, lo int) string {
 
 // groupChunks groups consecutive units of one kind. Imports must precede
 // other declarations in a Go file, so an import after a declaration starts
-// a new chunk. The last unit becomes an expression chunk when isExpr says
-// it is an expression statement.
+// a new chunk. The last chunk shows its value when isExpr says that the
+// last unit is an expression statement. (It stays in its chunk: each
+// chunk is a separate yaegi run, between which goroutines that the chunk
+// started would race with yaegi growing its global frame.)
 func groupChunks(units []unit, isExpr func(unit) bool) []chunk {
 	var cs []chunk
 	hasNonImport := false
-	for i, u := range units {
+	for _, u := range units {
 		kind := stmtChunk
 		if u.decl {
 			kind = declChunk
 		}
 		last := len(cs) - 1
 		switch {
-		case i == len(units)-1 && !u.decl && isExpr(u):
-			cs = append(cs, chunk{exprChunk, u.lo, u.hi})
 		case last >= 0 && cs[last].kind == kind && !(u.isImport && hasNonImport):
 			cs[last].hi = u.hi
 			hasNonImport = hasNonImport || !u.isImport
 		default:
-			cs = append(cs, chunk{kind, u.lo, u.hi})
+			cs = append(cs, chunk{kind: kind, lo: u.lo, hi: u.hi})
 			hasNonImport = !u.isImport
 		}
+	}
+	if n := len(units); n > 0 && !units[n-1].decl && isExpr(units[n-1]) {
+		cs[len(cs)-1].show = true
 	}
 	return cs
 }

@@ -14,18 +14,18 @@ func TestSplitChunks(t *testing.T) {
 		want string // kind:text of each chunk
 	}{
 		{"statements", "x := 1\ny := 2", "expr? no: stmt:x := 1\ny := 2"},
-		{"final expression", "x := 1\nx + 1", "stmt:x := 1|expr:x + 1"},
+		{"final expression", "x := 1\nx + 1", "stmt+show:x := 1\nx + 1"},
 		{"declarations then statements then declarations",
 			"func f() {}\ntype T int\nx := 1\nvar y = 2\nconst z = 3\nf()",
-			"decl:func f() {}\ntype T int|stmt:x := 1|decl:var y = 2\nconst z = 3|expr:f()"},
+			"decl:func f() {}\ntype T int|stmt:x := 1|decl:var y = 2\nconst z = 3|stmt+show:f()"},
 		{"function literal call is a statement", "func() { println(1) }()\nfunc g() {}",
 			"expr? no: stmt:func() { println(1) }()|decl:func g() {}"},
 		{"method and generic declarations", "func (p P) M() {}\nfunc G[T any](x T) {}",
 			"decl:func (p P) M() {}\nfunc G[T any](x T) {}"},
-		{"function literal with parameters", "func(a int) { println(a) }(3)", "expr:func(a int) { println(a) }(3)"},
+		{"function literal with parameters", "func(a int) { println(a) }(3)", "stmt+show:func(a int) { println(a) }(3)"},
 		{"imports after declarations start a chunk", "import \"os\"\nfunc f() {}\nimport \"strings\"",
 			"decl:import \"os\"\nfunc f() {}|decl:import \"strings\""},
-		{"semicolons", "a := 1; func f() {}; a", "stmt:a := 1|decl:func f() {}|expr:a"},
+		{"semicolons", "a := 1; func f() {}; a", "stmt:a := 1|decl:func f() {}|stmt+show:a"},
 		{"braces span lines", "if true {\n\tx := 1\n\t_ = x\n}\nfunc f() {\n\treturn\n}",
 			"stmt:if true {\n\tx := 1\n\t_ = x\n}|decl:func f() {\n\treturn\n}"},
 	}
@@ -33,7 +33,11 @@ func TestSplitChunks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
 			for _, c := range groupChunks(splitUnits(tt.code), func(u unit) bool { return isExprUnit(tt.code, u) }) {
-				got = append(got, fmt.Sprintf("%s:%s", c.kind, tt.code[c.lo:c.hi]))
+				kind := c.kind.String()
+				if c.show {
+					kind += "+show"
+				}
+				got = append(got, fmt.Sprintf("%s:%s", kind, tt.code[c.lo:c.hi]))
 			}
 			want := strings.TrimPrefix(tt.want, "expr? no: ")
 			if strings.Join(got, "|") != want {
