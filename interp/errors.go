@@ -37,6 +37,7 @@ type Error struct {
 	Err    error    // the cause, for errors.Is/As: *emily.Error, context.Canceled
 }
 
+// Error returns the message.
 func (e *Error) Error() string { return e.Msg }
 
 // ErrorName returns the error's kind, e.g. "CompileError".
@@ -53,6 +54,7 @@ func (e *Error) Traceback() []string {
 	return tb
 }
 
+// Unwrap returns the cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
 // chunkFile is what the session remembers of each chunk it compiled, to

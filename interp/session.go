@@ -36,7 +36,8 @@ type Options struct {
 	// Default: the process environment.
 	Env []string
 	// GoPath is where `import` looks for packages given as source (the
-	// standard library and emily are built in). Default: $GOPATH.
+	// standard library and emily are built in). Default: go/build's
+	// GOPATH ($GOPATH, else ~/go).
 	GoPath string
 	// Unrestricted gives interpreted code the real os.Exit, os/exec and
 	// environment instead of yaegi's sandboxed ones.
@@ -166,10 +167,12 @@ type Result struct {
 	Shown bool
 }
 
-// Execute runs a cell: its %magic lines first, then its Go code. Output
-// goes to stdout and stderr as it is produced. A failing cell returns an
-// *Error; the session keeps the state from before the failure and stays
-// usable. Cancelling ctx interrupts the cell.
+// Execute runs a cell: its %magic lines first (except a %jit of a function
+// the cell declares, which applies after the code), then its Go code.
+// Output goes to stdout and stderr as it is produced. A failing cell
+// returns an *Error; the session keeps its state, including what the cell
+// did before it failed, and stays usable. Cancelling ctx interrupts the
+// cell.
 func (s *Session) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
