@@ -25,7 +25,11 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		msg := e.Err.Error()
+		if e.Hint != "" {
+			msg = strings.TrimSuffix(msg, ".") // MLX ends sentences; "; fix:" follows
+		}
+		b.WriteString(msg)
 	}
 	if e.Hint != "" {
 		b.WriteString("; fix: ")

@@ -44,6 +44,11 @@ type completer struct{ s *interp.Session }
 // wants them, and the length of the word they replace.
 func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 	text := string(line[:pos])
+	if strings.TrimSpace(text) == "" || strings.HasSuffix(text, " ") || strings.HasSuffix(text, "\t") {
+		// Tab at the start of a line or after a blank indents: there is no
+		// word to complete, and a pasted function body must keep its tabs.
+		return [][]rune{[]rune("\t")}, 0
+	}
 	matches, start, _ := c.s.Complete(text, len(text))
 	word := []rune(text[start:])
 	var out [][]rune
