@@ -151,6 +151,14 @@ func (j *Jitted) Call(args ...*Tensor) (results []*Tensor, err error) {
 	return results, err
 }
 
+// ProgramInfo describes one traced signature of a jitted function: its
+// input types, its lane, and its IR listing.
+type ProgramInfo = compiler.ProgramInfo
+
+// Programs lists the programs traced so far, one per input signature and
+// lane, in the order they were traced (what `%ir f` prints).
+func (j *Jitted) Programs() []ProgramInfo { return j.cf.Programs() }
+
 // Program returns the listing of the program traced for args' signature
 // (tracing if needed), as `%ir` prints it.
 func (j *Jitted) Program(args ...*Tensor) (string, error) {

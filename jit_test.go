@@ -91,6 +91,10 @@ func TestJitTracesOncePerSignature(t *testing.T) {
 	if s := j.Stats(); s.Traces != 3 {
 		t.Fatalf("after two new signatures: %d traces, want 3", s.Traces)
 	}
+	progs := j.Programs()
+	if len(progs) != 3 || progs[0].Inputs != "float32[3]" || progs[2].Inputs != "float16[3]" || progs[1].Lane != "native" {
+		t.Fatalf("Programs() = %+v, want three native entries in trace order", progs)
+	}
 	listing, err := j.Program(emily.Zeros(3))
 	if err != nil || !strings.Contains(listing, "%0 = multiply in0, in0") || !strings.Contains(listing, "%1 = exp %0") {
 		t.Fatalf("listing (err %v):\n%s", err, listing)

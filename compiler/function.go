@@ -44,12 +44,14 @@ type Function struct {
 
 	mu    sync.Mutex
 	cache map[string]*entry
+	order []*entry // cache entries in trace order, for Programs
 
 	traces, nativeCalls, fuseCalls, evalCalls, fallbacks atomic.Int64
 	fellBack                                             atomic.Bool
 }
 
 type entry struct {
+	inputs  string // the input types, e.g. "int32[2 3], float32[]"
 	lane    Lane
 	graph   *ir.Graph
 	program *ir.Program      // nil when lowering fell back
@@ -161,6 +163,35 @@ func (f *Function) Program(inputs []*mlxbind.Array) (*ir.Program, error) {
 
 }
 
+// ProgramInfo describes one traced entry of a Function.
+type ProgramInfo struct {
+	Inputs  string // the input types, e.g. "int32[2 3], float32[]"
+	Lane    string // "native", "fuse", or "eval" (also after a fallback)
+	Listing string // the IR program; for a fallback, the lowering error
+}
+
+// Programs lists the entries traced so far, in trace order.
+func (f *Function) Programs() []ProgramInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	infos := make([]ProgramInfo, 0, len(f.order))
+	for _, e := range f.order {
+		info := ProgramInfo{Inputs: e.inputs, Lane: e.lane.String()}
+		p := e.program
+		if p == nil {
+			var err error
+			if p, err = ir.Lower(e.graph); err != nil {
+				info.Listing = err.Error()
+			}
+		}
+		if p != nil {
+			info.Listing = p.String()
+		}
+		infos = append(infos, info)
+	}
+	return infos
+}
+
 func (f *Function) lookup(lane Lane, inputs []*mlxbind.Array, s mlxbind.Stream) (*entry, error) {
 	key := signature(lane, inputs)
 	f.mu.Lock()
@@ -173,6 +204,7 @@ func (f *Function) lookup(lane Lane, inputs []*mlxbind.Array, s mlxbind.Stream) 
 		return nil, err
 	}
 	f.cache[key] = e
+	f.order = append(f.order, e)
 	return e, nil
 }
 
@@ -189,7 +221,11 @@ func (f *Function) build(lane Lane, inputs []*mlxbind.Array, s mlxbind.Stream) (
 		return nil, fmt.Errorf("%s: tracing: %w", f.name, err)
 	}
 	g.Outputs = outs
-	e := &entry{lane: lane, graph: g}
+	types := make([]string, len(inputs))
+	for i, a := range inputs {
+		types[i] = fmt.Sprintf("%s%v", a.DType(), a.Shape())
+	}
+	e := &entry{inputs: strings.Join(types, ", "), lane: lane, graph: g}
 	emit(Event{Kind: EventTrace, Function: f.name, Signature: signature(lane, inputs)})
 	if lane == LaneEval {
 		return e, nil

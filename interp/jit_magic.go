@@ -16,7 +16,6 @@ type jitEntry struct {
 	orig reflect.Value     // the user's function, which re-jitting starts from
 	opts map[string]string // the options as typed, for listings
 	j    *emily.Jitted
-	sigs []string // argument signatures it was traced for (see recordSignature)
 }
 
 // jitOptionKeys are the options compiler.ParseOptions knows.

@@ -149,7 +149,7 @@ func TestIRMagic(t *testing.T) {
 	}
 	mustRun(t, s, "f(x)", "f(emily.Ones(2, 2))")
 	r := mustRun(t, s, "%ir f")
-	for _, want := range []string{"f(float32[3]):", "f(float32[2 2]):", "multiply", "add", "return"} {
+	for _, want := range []string{"f(float32[3]) [native]:", "f(float32[2 2]) [native]:", "multiply", "add", "return"} {
 		if !contains(r.stdout, want) {
 			t.Errorf("%%ir f output lacks %q:\n%s", want, r.stdout)
 		}

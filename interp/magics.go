@@ -111,10 +111,6 @@ func (s *Session) irMagic(args []string) error {
 	name := args[0]
 	s.jitMu.Lock()
 	e := s.jits[name]
-	var sigs []string
-	if e != nil {
-		sigs = append(sigs, e.sigs...)
-	}
 	s.jitMu.Unlock()
 	if e == nil {
 		return magicError("%%ir %s: %s is not jitted; %%jit %s first", name, name, name)
@@ -134,17 +130,12 @@ func (s *Session) irMagic(args []string) error {
 		}
 		return s.printProgram(e, ts)
 	}
-	if len(sigs) == 0 {
+	programs := e.j.Programs()
+	if len(programs) == 0 {
 		return magicError("%%ir %s: %s has not been called yet: call it, or give arguments (%%ir %s x)", name, name, name)
 	}
-	for _, sig := range sigs {
-		ts, err := placeholders(sig)
-		if err != nil {
-			return magicError("%%ir %s: %v", name, err)
-		}
-		if err := s.printProgram(e, ts); err != nil {
-			return err
-		}
+	for _, p := range programs {
+		fmt.Fprintf(s.stdout, "%s(%s) [%s]:\n%s\n", name, p.Inputs, p.Lane, strings.TrimRight(p.Listing, "\n"))
 	}
 	return nil
 }
@@ -167,71 +158,6 @@ func (s *Session) printProgram(e *jitEntry, args []*emily.Tensor) error {
 	}
 	fmt.Fprintf(s.stdout, "%s(%s):\n%s\n", e.name, strings.Join(types, ", "), strings.TrimRight(listing, "\n"))
 	return nil
-}
-
-// recordSignature notes a signature a jitted function was traced for. The
-// compiler's signature is "lane|dtype,dim,dim|dtype,…"; the lane is
-// dropped, since %ir lists programs for the lane in use.
-func (s *Session) recordSignature(fn, sig string) {
-	_, sig, _ = strings.Cut(sig, "|")
-	s.jitMu.Lock()
-	defer s.jitMu.Unlock()
-	e := s.jits[fn]
-	if e == nil {
-		return
-	}
-	for _, have := range e.sigs {
-		if have == sig {
-			return
-		}
-	}
-	e.sigs = append(e.sigs, sig)
-}
-
-var dtypes = []emily.DType{
-	emily.Bool, emily.Uint8, emily.Uint16, emily.Uint32, emily.Uint64,
-	emily.Int8, emily.Int16, emily.Int32, emily.Int64,
-	emily.Float16, emily.Float32, emily.Float64, emily.BFloat16, emily.Complex64,
-}
-
-// placeholders makes zero tensors of a recorded signature.
-func placeholders(sig string) ([]*emily.Tensor, error) {
-	if sig == "" {
-		return nil, nil
-	}
-	var ts []*emily.Tensor
-	for _, in := range strings.Split(sig, "|") {
-		f := strings.Split(in, ",")
-		dt, ok := -1, false
-		for i, d := range dtypes {
-			if d.String() == f[0] {
-				dt, ok = i, true
-			}
-		}
-		if !ok {
-			return nil, fmt.Errorf("unknown dtype %q in signature %q", f[0], sig)
-		}
-		dims := make([]int, len(f)-1)
-		for i, d := range f[1:] {
-			n, err := strconv.Atoi(d)
-			if err != nil {
-				return nil, fmt.Errorf("bad dimension %q in signature %q", d, sig)
-			}
-			dims[i] = n
-		}
-		var t *emily.Tensor
-		if err := emily.Try(func() {
-			t = emily.Zeros(dims...)
-			if len(dims) == 0 {
-				t = emily.Scalar(0)
-			}
-			t = t.Astype(dtypes[dt])
-		}); err != nil {
-			return nil, err
-		}
-		ts = append(ts, t)
-	}
-	return ts, nil
 }
 
 // sortedKeys returns m's keys in order.

@@ -232,10 +232,6 @@ func namesAny(args []string, set map[string]bool) bool {
 
 // onEvent reports the compiler's fallback events on the cell's stderr.
 func (s *Session) onEvent(e compiler.Event) {
-	if e.Kind == compiler.EventTrace {
-		s.recordSignature(e.Function, e.Signature)
-		return
-	}
 	if e.Kind == compiler.EventFallback && s.executing.Load() {
 		fmt.Fprintf(s.stderr, "warning: %s: the IR cannot express this function, so it runs in the evaluator lane (fallback=eval): %v\n", e.Function, e.Err)
 	}

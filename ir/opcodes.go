@@ -65,10 +65,10 @@ var opTable = [opCount]OpInfo{
 	Min:         {"min", 1, 1, Unbounded},
 	Mean:        {"mean", 1, 1, Unbounded},
 	Matmul:      {"matmul", 2, 0, 0},
-	Reshape:     {"reshape", 1, 0, Unbounded},     // dims
-	Transpose:   {"transpose", 1, 0, Unbounded},   // permutation
+	Reshape:     {"reshape", 1, 0, Unbounded},      // dims
+	Transpose:   {"transpose", 1, 0, Unbounded},    // permutation
 	BroadcastTo: {"broadcast_to", 1, 0, Unbounded}, // dims
-	Astype:      {"astype", 1, 1, 1},             // [dtype code]
+	Astype:      {"astype", 1, 1, 1},               // [dtype code]
 }
 
 // OpCount is the number of opcodes.

@@ -25,7 +25,9 @@ func (k kernelExecutor) Execute(ctx context.Context, code string, stdout, stderr
 	if err != nil || !res.Shown {
 		return nil, err
 	}
-	return kernel.MIMEBundle(display.MIME(res.Value)), nil
+	bundle := display.MIME(res.Value)
+	bundle["text/plain"] = res.Text // the session's rendering also covers several results
+	return kernel.MIMEBundle(bundle), nil
 }
 
 // Complete offers the session's completions to complete_request.
@@ -52,6 +54,7 @@ func runKernel(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "emily-repl kernel:", err)
 		return 1
 	}
+	defer session.Close()
 	info := kernel.Info{
 		ImplementationVersion: version,
 		Banner:                fmt.Sprintf("Emily for Go %s: MLX %s on %s", version, emily.MLXVersion(), emily.DefaultDevice()),

@@ -56,6 +56,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "emily-repl:", err)
 		return 1
 	}
+	defer session.Close()
 	if fs.NArg() > 0 {
 		f, err := os.Open(fs.Arg(0))
 		if err != nil {
