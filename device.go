@@ -2,6 +2,9 @@ package emily
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/emily-go/emily/mlxbind"
@@ -9,7 +12,42 @@ import (
 
 var defaultDevice atomic.Int32
 
-func init() { defaultDevice.Store(int32(mlxbind.DefaultDevice())) }
+func init() {
+	defaultDevice.Store(int32(mlxbind.DefaultDevice()))
+	if v := os.Getenv("EMILY_MEMORY_LIMIT"); v != "" {
+		if err := SetMemoryLimit(v); err != nil {
+			fmt.Fprintln(os.Stderr, "emily: EMILY_MEMORY_LIMIT:", err)
+		}
+	}
+}
+
+// SetMemoryLimit caps MLX's memory: a byte count with an optional K, M or
+// G suffix (powers of 1024), e.g. "8G". On a shared GPU keep it well under
+// the card's free memory: MLX's CUDA allocator uses managed memory for some
+// buffers. Reads EMILY_MEMORY_LIMIT at start-up.
+func SetMemoryLimit(limit string) error {
+	s := strings.ToUpper(strings.TrimSpace(limit))
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "B"), "I")
+	mult := uint64(1)
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'K':
+			mult, s = 1<<10, s[:n-1]
+		case 'M':
+			mult, s = 1<<20, s[:n-1]
+		case 'G':
+			mult, s = 1<<30, s[:n-1]
+		}
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n == 0 {
+		return fmt.Errorf("emily.SetMemoryLimit: %q is not a size like 8G, 512M or 1048576", limit)
+	}
+	if _, err := mlxbind.SetMemoryLimit(n * mult); err != nil {
+		return fmt.Errorf("emily.SetMemoryLimit: %w", err)
+	}
+	return nil
+}
 
 // SetDefaultDevice picks where new tensors live and eager ops run: "gpu" or
 // "cpu". The initial default is the GPU when the installed MLX has one.

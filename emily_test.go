@@ -117,3 +117,17 @@ func TestPreview(t *testing.T) {
 		})
 	}
 }
+
+func TestSetMemoryLimitParsesSizes(t *testing.T) {
+	for _, ok := range []string{"8G", "512M", "64KiB", "1048576", "2GB"} {
+		if err := emily.SetMemoryLimit(ok); err != nil {
+			t.Errorf("SetMemoryLimit(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1G", "0"} {
+		if err := emily.SetMemoryLimit(bad); err == nil {
+			t.Errorf("SetMemoryLimit(%q) accepted", bad)
+		}
+	}
+	emily.SetMemoryLimit("64G") // leave a roomy limit for the other tests
+}
