@@ -131,3 +131,23 @@ func TestSetMemoryLimitParsesSizes(t *testing.T) {
 	}
 	emily.SetMemoryLimit("64G") // leave a roomy limit for the other tests
 }
+
+// TestDroppedTensorsDoNotPileUp drops 4 GB of eager intermediates without
+// Free: MLX's active memory must stay bounded, since Go's GC cannot see it.
+func TestDroppedTensorsDoNotPileUp(t *testing.T) {
+	x := emily.Ones(1 << 20) // 4 MB
+	var worst uint64
+	for i := 0; i < 100; i++ {
+		y := x
+		for k := 0; k < 10; k++ {
+			y = emily.Add(y, x) // 10 live 4 MB intermediates per iteration
+		}
+		y.Eval()
+		if a := emily.Memory().Active; a > worst {
+			worst = a
+		}
+	}
+	if worst > 1<<30 {
+		t.Fatalf("active MLX memory reached %d MB for 40 MB live per iteration", worst>>20)
+	}
+}

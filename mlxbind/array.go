@@ -116,6 +116,7 @@ func (a *Array) Bytes(s Stream) ([]byte, error) {
 	if err := takeError(status, msg, "to_bytes"); err != nil {
 		return nil, fmt.Errorf("mlxbind: evaluating %v %s: %w", a.shape, a.dtype, err)
 	}
+	checkMemoryPressure()
 	return out, nil
 }
 
@@ -132,7 +133,11 @@ func Eval(arrays ...*Array) error {
 	}
 	status := C.emily_eval(first, C.int(len(hs)), &msg)
 	runtime.KeepAlive(arrays)
-	return takeError(status, msg, "eval")
+	if err := takeError(status, msg, "eval"); err != nil {
+		return err
+	}
+	checkMemoryPressure()
+	return nil
 }
 
 // handles collects the C handles of arrays into a C-allocated-free Go

@@ -96,5 +96,6 @@ func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
 	for i, o := range outs {
 		result[i] = newArray(o)
 	}
+	checkMemoryPressure()
 	return result, nil
 }
