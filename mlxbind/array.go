@@ -35,7 +35,7 @@ func newArray(h C.emily_array) *Array {
 		}
 	}
 	a.dtype = DType(C.emily_array_dtype(h))
-	runtime.SetFinalizer(a, (*Array).Free)
+	runtime.SetFinalizer(a, (*Array).release)
 	return a
 }
 
@@ -58,6 +58,15 @@ func (a *Array) Free() {
 	if a.freed.CompareAndSwap(false, true) {
 		C.emily_array_free(a.h)
 		runtime.SetFinalizer(a, nil)
+	}
+}
+
+// release is the finalizer: it only queues the handle (see gcpressure.go),
+// so the finalizer goroutine never waits for the MLX lock and keeps up with
+// a busy evaluation loop.
+func (a *Array) release() {
+	if a.freed.CompareAndSwap(false, true) {
+		queueRelease(a.h)
 	}
 }
 
