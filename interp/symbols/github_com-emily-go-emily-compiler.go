@@ -32,13 +32,14 @@ func init() {
 		"WithNative":         reflect.ValueOf(compiler.WithNative),
 
 		// type definitions
-		"Event":     reflect.ValueOf((*compiler.Event)(nil)),
-		"EventKind": reflect.ValueOf((*compiler.EventKind)(nil)),
-		"Function":  reflect.ValueOf((*compiler.Function)(nil)),
-		"Lane":      reflect.ValueOf((*compiler.Lane)(nil)),
-		"Option":    reflect.ValueOf((*compiler.Option)(nil)),
-		"Options":   reflect.ValueOf((*compiler.Options)(nil)),
-		"Stats":     reflect.ValueOf((*compiler.Stats)(nil)),
-		"Tracer":    reflect.ValueOf((*compiler.Tracer)(nil)),
+		"Event":       reflect.ValueOf((*compiler.Event)(nil)),
+		"EventKind":   reflect.ValueOf((*compiler.EventKind)(nil)),
+		"Function":    reflect.ValueOf((*compiler.Function)(nil)),
+		"Lane":        reflect.ValueOf((*compiler.Lane)(nil)),
+		"Option":      reflect.ValueOf((*compiler.Option)(nil)),
+		"Options":     reflect.ValueOf((*compiler.Options)(nil)),
+		"ProgramInfo": reflect.ValueOf((*compiler.ProgramInfo)(nil)),
+		"Stats":       reflect.ValueOf((*compiler.Stats)(nil)),
+		"Tracer":      reflect.ValueOf((*compiler.Tracer)(nil)),
 	}
 }

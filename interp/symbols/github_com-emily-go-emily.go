@@ -50,6 +50,7 @@ func init() {
 		"Reshape":            reflect.ValueOf(emily.Reshape),
 		"Scalar":             reflect.ValueOf(emily.Scalar),
 		"SetDefaultDevice":   reflect.ValueOf(emily.SetDefaultDevice),
+		"SetMemoryLimit":     reflect.ValueOf(emily.SetMemoryLimit),
 		"Sigmoid":            reflect.ValueOf(emily.Sigmoid),
 		"Sqrt":               reflect.ValueOf(emily.Sqrt),
 		"Sub":                reflect.ValueOf(emily.Sub),
@@ -75,6 +76,7 @@ func init() {
 		"Jitted":      reflect.ValueOf((*emily.Jitted)(nil)),
 		"MemoryStats": reflect.ValueOf((*emily.MemoryStats)(nil)),
 		"Option":      reflect.ValueOf((*emily.Option)(nil)),
+		"ProgramInfo": reflect.ValueOf((*emily.ProgramInfo)(nil)),
 		"Tensor":      reflect.ValueOf((*emily.Tensor)(nil)),
 	}
 }
