@@ -136,10 +136,7 @@ func Eval(arrays ...*Array) error {
 		return err
 	}
 	var msg *C.char
-	var first *C.emily_array
-	if len(hs) > 0 {
-		first = &hs[0]
-	}
+	first := firstHandle(hs)
 	status := C.emily_eval(first, C.int(len(hs)), &msg)
 	runtime.KeepAlive(arrays)
 	if err := takeError(status, msg, "eval"); err != nil {
@@ -149,8 +146,17 @@ func Eval(arrays ...*Array) error {
 	return nil
 }
 
-// handles collects the C handles of arrays into a C-allocated-free Go
-// slice. cgo allows passing a Go pointer to memory holding C pointers.
+// firstHandle returns a pointer to hs[0] for a C array argument, or nil
+// when hs is empty.
+func firstHandle(hs []C.emily_array) *C.emily_array {
+	if len(hs) == 0 {
+		return nil
+	}
+	return &hs[0]
+}
+
+// handles collects the C handles of arrays into a Go slice; cgo allows
+// passing a Go pointer to Go memory that holds C pointers.
 func handles(op string, arrays []*Array) ([]C.emily_array, error) {
 	hs := make([]C.emily_array, len(arrays))
 	for i, a := range arrays {

@@ -18,10 +18,7 @@ func Op(s Stream, opcode int, inputs []*Array, attrs []int64) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	var first *C.emily_array
-	if len(hs) > 0 {
-		first = &hs[0]
-	}
+	first := firstHandle(hs)
 	var h C.emily_array
 	var msg *C.char
 	status := C.emily_op(&h, C.int(opcode), first, C.int(len(hs)), int64Ptr(attrs),

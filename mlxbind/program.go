@@ -39,10 +39,7 @@ func NewProgram(nInputs int, consts []*Array, code []int64, outputs []int64) (*P
 	if err != nil {
 		return nil, err
 	}
-	var first *C.emily_array
-	if len(hs) > 0 {
-		first = &hs[0]
-	}
+	first := firstHandle(hs)
 	var h C.emily_program
 	var msg *C.char
 	status := C.emily_program_new(&h, C.int(nInputs), first, C.int(len(hs)),
@@ -76,10 +73,7 @@ func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	var first *C.emily_array
-	if len(hs) > 0 {
-		first = &hs[0]
-	}
+	first := firstHandle(hs)
 	outs := make([]C.emily_array, p.nOutputs)
 	var msg *C.char
 	f := C.int(0)
