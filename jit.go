@@ -209,9 +209,6 @@ func (j *Jitted) call(args []reflect.Value) []reflect.Value {
 		for _, t := range ts {
 			shapes = append(shapes, describe(t))
 		}
-		if e, ok := err.(*Error); ok {
-			panic(e)
-		}
 		panic(&Error{Op: "Jit", Shapes: shapes, Err: err})
 	}
 	s, _ := mlxbind.DefaultStream(j.device())

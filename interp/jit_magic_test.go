@@ -233,3 +233,18 @@ func TestFallbackWarning(t *testing.T) {
 		t.Errorf("fallback warning %q, want one line naming f", got)
 	}
 }
+
+// TestJitTraceErrorShowsNoInternalFrames: a shape error while tracing a
+// jitted function reports the op and shapes, and the %jit wrapper's frame
+// never leaks to stderr.
+func TestJitTraceErrorShowsNoInternalFrames(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "func g(a *emily.Tensor) *emily.Tensor { return emily.Matmul(a, a) }", "%jit g")
+	r := run(t, s, "g(emily.Zeros(2, 3))")
+	if r.err == nil || !contains(r.err.Error(), "emily.Matmul(float32[2 3], float32[2 3])") {
+		t.Fatalf("err = %v", r.err)
+	}
+	if contains(r.stderr, "panic:") {
+		t.Fatalf("stderr shows yaegi's frame lines:\n%s", r.stderr)
+	}
+}

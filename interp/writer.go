@@ -38,8 +38,12 @@ func (w *switchWriter) set(to io.Writer) {
 
 // yaegiFrame matches the line yaegi prints to the interpreter's stderr for
 // every interpreted frame a panic unwinds through, e.g.
-// "cell3#1:2:5: panic: main.f(...)".
-var yaegiFrame = regexp.MustCompile(`^(\S+:\d+:\d+): panic: (.*)\(\.\.\.\)\n?$`)
+// "cell3#1:2:5: panic: main.f(...)". Code the session evaluates for itself
+// (such as the wrapper %jit declares) has no file name: "2:53: panic: …".
+var yaegiFrame = regexp.MustCompile(`^((?:\S+:)?\d+:\d+): panic: (.*)\(\.\.\.\)\n?$`)
+
+// internalFrame matches the position of a frame in the session's own code.
+var internalFrame = regexp.MustCompile(`^\d+:\d+$`)
 
 // frameFilter sits between yaegi's stderr and the session's stderr. It
 // keeps yaegi's per-frame panic lines out of the user's stderr and collects
@@ -59,6 +63,9 @@ type frame struct {
 
 func (f *frameFilter) Write(p []byte) (int, error) {
 	if m := yaegiFrame.FindSubmatch(p); m != nil {
+		if internalFrame.Match(m[1]) {
+			return len(p), nil // the session's own wrapper: not the user's frame
+		}
 		f.mu.Lock()
 		f.frames = append(f.frames, frame{pos: string(m[1]), fn: string(m[2])})
 		f.mu.Unlock()
