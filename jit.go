@@ -92,7 +92,7 @@ func CompileNamed(name string, fn any, opts ...Option) (*Jitted, error) {
 
 func checkSignature(v reflect.Value) error {
 	if v.Kind() != reflect.Func || v.IsNil() {
-		return fmt.Errorf("got %s, not a function", v.Kind())
+		return fmt.Errorf("it is a %s, not a function", v.Kind())
 	}
 	t := v.Type()
 	if t.IsVariadic() {
@@ -103,12 +103,12 @@ func checkSignature(v reflect.Value) error {
 	}
 	for i := 0; i < t.NumIn(); i++ {
 		if t.In(i) != tensorType {
-			return fmt.Errorf("parameter %d is %s, not *emily.Tensor", i, t.In(i))
+			return fmt.Errorf("parameter %d is %s, not *emily.Tensor", i+1, t.In(i))
 		}
 	}
 	for i := 0; i < t.NumOut(); i++ {
 		if t.Out(i) != tensorType {
-			return fmt.Errorf("result %d is %s, not *emily.Tensor", i, t.Out(i))
+			return fmt.Errorf("result %d is %s, not *emily.Tensor", i+1, t.Out(i))
 		}
 	}
 	return nil

@@ -135,7 +135,7 @@ func TestJitErrors(t *testing.T) {
 		want string
 	}{
 		{"not a function", func() { emily.Jit(42) }, "not a function"},
-		{"bad parameter", func() { emily.Jit(func(x int) *emily.Tensor { return nil }) }, "parameter 0 is int"},
+		{"bad parameter", func() { emily.Jit(func(x int) *emily.Tensor { return nil }) }, "parameter 1 is int"},
 		{"bad fallback", func() { emily.Jit(emily.Exp, emily.WithFallback("maybe")) }, `fallback: "maybe"`},
 		{"bad device", func() { emily.Jit(emily.Exp, emily.WithDevice("tpu")) }, `unknown device "tpu"`},
 		{"max concurrency", func() { emily.Jit(emily.Exp, emily.WithMaxConcurrency(4)) }, "Streams"},

@@ -81,8 +81,8 @@ func (s *Session) jitOne(name string, kv map[string]string, opts []emily.Option)
 		}
 		orig = v
 	}
-	if err := checkJitSignature(name, orig); err != nil {
-		return err
+	if orig.Kind() != reflect.Func {
+		return magicError("%%jit %s: %s is %s, not a function", name, name, typeName(orig))
 	}
 	var j *emily.Jitted
 	if err := emily.Try(func() {
@@ -105,32 +105,6 @@ func (s *Session) jitOne(name string, kv map[string]string, opts []emily.Option)
 	s.jitMu.Lock()
 	s.jits[name] = e
 	s.jitMu.Unlock()
-	return nil
-}
-
-// checkJitSignature says clearly why a value cannot be jitted.
-func checkJitSignature(name string, v reflect.Value) error {
-	const need = "%%jit needs a function whose parameters and results are all *emily.Tensor"
-	if !v.IsValid() || v.Kind() != reflect.Func {
-		return magicError("%%jit %s: %s is %s, not a function; "+need, name, name, typeName(v))
-	}
-	t := v.Type()
-	if t.IsVariadic() {
-		return magicError("%%jit %s: %s is variadic; "+need, name, name)
-	}
-	if t.NumOut() == 0 {
-		return magicError("%%jit %s: %s returns nothing; "+need, name, name)
-	}
-	for i := 0; i < t.NumIn(); i++ {
-		if t.In(i) != tensorType {
-			return magicError("%%jit %s: parameter %d of %s is %s; "+need, name, i+1, name, t.In(i))
-		}
-	}
-	for i := 0; i < t.NumOut(); i++ {
-		if t.Out(i) != tensorType {
-			return magicError("%%jit %s: result %d of %s is %s; "+need, name, i+1, name, t.Out(i))
-		}
-	}
 	return nil
 }
 

@@ -107,9 +107,9 @@ func TestJitErrors(t *testing.T) {
 		"func k(a *emily.Tensor) (*emily.Tensor, int) { return a, 1 }")
 	for cell, want := range map[string]string{
 		"%jit n":         "not a function",
-		"%jit g":         "parameter 1 of g is int",
+		"%jit g":         "parameter 1 is int",
 		"%jit h":         "returns nothing",
-		"%jit k":         "result 2 of k is int",
+		"%jit k":         "result 2 is int",
 		"%jit nosuch":    "not defined",
 		"%jit 1x":        "not a function name",
 		"%jit n native=": "native",
