@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"os"
 
 	"github.com/emily-go/emily"
@@ -23,6 +24,12 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	// yaegi v0.16.1 calls log.Panic on some compile failures (range over an
+	// int, for one) and the session then reports them properly, so the
+	// standard logger's copy is noise. Nothing else here uses that logger:
+	// the kernel has its own, and interpreted code's log is bound to the
+	// cell's stderr by the session.
+	log.SetOutput(io.Discard)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
