@@ -29,6 +29,18 @@ func FromSlice(values any, dims ...int) *Tensor {
 	return fromBytes("FromSlice", data, dims, dt)
 }
 
+// FromBytes makes a tensor of any dtype from raw little-endian, row-major
+// bytes (e.g. float16 or bfloat16 data read from a file).
+func FromBytes(data []byte, dtype DType, dims ...int) *Tensor {
+	if !dtype.Valid() {
+		panic(&Error{Op: "FromBytes", Err: fmt.Errorf("unknown dtype %d", int(dtype))})
+	}
+	if want := product(dims) * dtype.Size(); want != len(data) {
+		panic(&Error{Op: "FromBytes", Err: fmt.Errorf("%d bytes do not fill %s%v (%d bytes)", len(data), dtype, dims, want)})
+	}
+	return fromBytes("FromBytes", data, dims, dtype)
+}
+
 // Scalar makes a 0-d float32 tensor.
 func Scalar(v float64) *Tensor {
 	data, _, dt, _ := encode([]float32{float32(v)})

@@ -168,3 +168,43 @@ func TestDroppedJitOutputsDoNotPileUp(t *testing.T) {
 		t.Fatalf("active MLX memory reached %d MB for one live 4 MB result", worst>>20)
 	}
 }
+
+func TestDTypeRoundTrips(t *testing.T) {
+	vals := []float32{1.5, -2.25, 0, 65504}
+	x := emily.FromSlice(vals)
+	for _, dt := range []emily.DType{emily.Float16, emily.BFloat16, emily.Float32, emily.Int32, emily.Int64, emily.Bool} {
+		t.Run(dt.String(), func(t *testing.T) {
+			y := x.Astype(dt)
+			if y.DType() != dt {
+				t.Fatalf("dtype %s, want %s", y.DType(), dt)
+			}
+			// Raw bytes out and back in give the same tensor.
+			z := emily.FromBytes(y.Bytes(), dt, y.Shape()...)
+			got, want := z.ToFloat64s(), y.ToFloat64s()
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("round trip %v, want %v", got, want)
+				}
+			}
+			switch dt {
+			case emily.Float16, emily.Float32: // exact for these values
+				for i, v := range vals {
+					if float32(want[i]) != v {
+						t.Fatalf("%s values %v, want %v", dt, want, vals)
+					}
+				}
+			case emily.BFloat16: // 8 mantissa bits: 65504 rounds to 65536
+				if want[0] != 1.5 || want[1] != -2.25 || want[3] != 65536 {
+					t.Fatalf("bfloat16 values %v", want)
+				}
+			case emily.Bool:
+				if want[0] != 1 || want[2] != 0 {
+					t.Fatalf("bool values %v", want)
+				}
+			}
+		})
+	}
+	if err := emily.Try(func() { emily.FromBytes(make([]byte, 6), emily.Float32, 2) }); err == nil {
+		t.Fatal("FromBytes accepted 6 bytes for float32[2]")
+	}
+}

@@ -18,6 +18,9 @@ func (t *Tensor) bytes(op string) []byte {
 	return b
 }
 
+// Bytes evaluates t and returns its raw row-major, little-endian bytes.
+func (t *Tensor) Bytes() []byte { return t.bytes("Bytes") }
+
 // ToFloat64s evaluates t and returns its values, row-major, as float64.
 // Every dtype converts; complex64 keeps the real part.
 func (t *Tensor) ToFloat64s() []float64 {

@@ -26,6 +26,7 @@ func init() {
 		"Float16":            reflect.ValueOf(emily.Float16),
 		"Float32":            reflect.ValueOf(emily.Float32),
 		"Float64":            reflect.ValueOf(emily.Float64),
+		"FromBytes":          reflect.ValueOf(emily.FromBytes),
 		"FromSlice":          reflect.ValueOf(emily.FromSlice),
 		"Full":               reflect.ValueOf(emily.Full),
 		"Int16":              reflect.ValueOf(emily.Int16),
