@@ -77,17 +77,16 @@ void emily_array_free(emily_array a) {
 }
 
 // Shape and dtype are fixed when an array is made and are read without
-// evaluating, so these need no lock beyond the Go side's liveness.
-int emily_array_ndim(emily_array a) { return static_cast<int>(a->a.ndim()); }
-
-void emily_array_shape(emily_array a, int64_t* out) {
+// evaluating, so this needs no lock beyond the Go side's liveness.
+int emily_array_meta(emily_array a, int* dtype, int64_t* dims, int cap) {
   const auto& s = a->a.shape();
-  for (size_t i = 0; i < s.size(); ++i) out[i] = s[i];
+  *dtype = emily::dtype_code(a->a.dtype());
+  int ndim = static_cast<int>(s.size());
+  if (ndim <= cap) {
+    for (int i = 0; i < ndim; ++i) dims[i] = s[i];
+  }
+  return ndim;
 }
-
-int emily_array_dtype(emily_array a) { return emily::dtype_code(a->a.dtype()); }
-
-size_t emily_array_nbytes(emily_array a) { return a->a.nbytes(); }
 
 int emily_array_to_bytes(emily_array a, void* dst, size_t nbytes, int stream,
                          char** err) {

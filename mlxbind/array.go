@@ -25,16 +25,20 @@ type Array struct {
 
 func newArray(h C.emily_array) *Array {
 	a := &Array{h: h}
-	n := int(C.emily_array_ndim(h))
-	a.shape = make([]int, n)
-	if n > 0 {
-		dims := make([]int64, n)
-		C.emily_array_shape(h, (*C.int64_t)(unsafe.Pointer(&dims[0])))
-		for i, d := range dims {
-			a.shape[i] = int(d)
-		}
+	// One call reads dtype and shape for ranks up to 8; rarer, higher
+	// ranks take a second call with a buffer of the right size.
+	var dt C.int
+	dims := make([]int64, 8)
+	n := int(C.emily_array_meta(h, &dt, (*C.int64_t)(unsafe.Pointer(&dims[0])), C.int(len(dims))))
+	if n > len(dims) {
+		dims = make([]int64, n)
+		C.emily_array_meta(h, &dt, (*C.int64_t)(unsafe.Pointer(&dims[0])), C.int(n))
 	}
-	a.dtype = DType(C.emily_array_dtype(h))
+	a.shape = make([]int, n)
+	for i := range a.shape {
+		a.shape[i] = int(dims[i])
+	}
+	a.dtype = DType(dt)
 	runtime.SetFinalizer(a, (*Array).release)
 	return a
 }

@@ -48,8 +48,8 @@ func queueRelease(h C.emily_array) {
 	released.Unlock()
 }
 
-// drainReleased frees the handles finalizers queued.
-func drainReleased() {
+// drainReleased frees the handles finalizers queued and returns how many.
+func drainReleased() int {
 	released.Lock()
 	hs := released.handles
 	released.handles = nil
@@ -57,26 +57,42 @@ func drainReleased() {
 	for _, h := range hs {
 		C.emily_array_free(h)
 	}
+	return len(hs)
 }
 
-// checkMemoryPressure is called after every evaluation.
+// checkMemoryPressure is called after every evaluation that did not
+// already read MLX's active memory.
 func checkMemoryPressure() {
 	drainReleased()
 	m, err := Memory()
 	if err != nil {
 		return
 	}
+	relieveMemoryPressure(m.Active)
+}
+
+// relieveMemoryPressure frees the handles finalizers queued and collects
+// garbage when active (MLX's active memory, just read) passes the
+// threshold. Program.Run passes the reading its replay call returned.
+func relieveMemoryPressure(active uint64) {
+	freed := drainReleased()
 	pressure.Lock()
 	defer pressure.Unlock()
 	if pressure.threshold == 0 {
 		pressure.threshold = minGCThreshold
 	}
 	if pressure.collected {
+		// The live estimate must not count what was just freed.
+		if freed > 0 {
+			if m, err := Memory(); err == nil {
+				active = m.Active
+			}
+		}
 		pressure.collected = false
-		pressure.threshold = max(minGCThreshold, 2*m.Active)
+		pressure.threshold = max(minGCThreshold, 2*active)
 		return
 	}
-	if m.Active >= pressure.threshold {
+	if active >= pressure.threshold {
 		runtime.GC()
 		pressure.collected = true
 	}

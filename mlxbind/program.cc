@@ -170,7 +170,8 @@ void emily_program_free(emily_program p) {
 }
 
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
-                      emily_array* outs, int stream, int fuse, char** err) {
+                      emily_array* outs, int stream, int fuse,
+                      size_t* active_memory, char** err) {
   return emily::guarded(err, [&] {
     if (n_inputs != p->n_inputs) {
       throw std::invalid_argument("program takes " + std::to_string(p->n_inputs) +
@@ -203,6 +204,7 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
     }
     mx::eval(result);
     for (size_t i = 0; i < result.size(); ++i) outs[i] = emily::wrap(std::move(result[i]));
+    *active_memory = mx::get_active_memory();
   });
 }
 

@@ -80,7 +80,8 @@ func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
 	if fuse {
 		f = 1
 	}
-	status := C.emily_program_run(h, first, C.int(len(hs)), &outs[0], s.index, f, &msg)
+	var active C.size_t
+	status := C.emily_program_run(h, first, C.int(len(hs)), &outs[0], s.index, f, &active, &msg)
 	runtime.KeepAlive(inputs)
 	runtime.KeepAlive(p)
 	if err := takeError(status, msg, "program run"); err != nil {
@@ -90,6 +91,6 @@ func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
 	for i, o := range outs {
 		result[i] = newArray(o)
 	}
-	checkMemoryPressure()
+	relieveMemoryPressure(uint64(active))
 	return result, nil
 }

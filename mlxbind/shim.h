@@ -56,10 +56,10 @@ int emily_array_from_bytes(emily_array* out, const void* data, size_t nbytes,
                            const int64_t* shape, int ndim, int dtype,
                            char** err);
 void emily_array_free(emily_array a);
-int emily_array_ndim(emily_array a);
-void emily_array_shape(emily_array a, int64_t* out);
-int emily_array_dtype(emily_array a);
-size_t emily_array_nbytes(emily_array a);
+/* Reads a's dtype code and rank, and its dims into dims when the rank is at
+ * most cap (call again with a larger buffer otherwise). One call, no lock:
+ * shape and dtype are fixed when an array is made. */
+int emily_array_meta(emily_array a, int* dtype, int64_t* dims, int cap);
 /* Evaluates a and copies its row-major bytes into dst (nbytes long); a
  * strided array is made contiguous on stream first. */
 int emily_array_to_bytes(emily_array a, void* dst, size_t nbytes, int stream,
@@ -84,9 +84,12 @@ int emily_program_new(emily_program* out, int n_inputs, const emily_array* const
                       const int64_t* outputs, int n_outputs, char** err);
 void emily_program_free(emily_program p);
 /* Replays p on inputs and evaluates the outputs, all in one call; with fuse
- * set, the replay runs under mlx::core::compile. outs has n_outputs slots. */
+ * set, the replay runs under mlx::core::compile. outs has n_outputs slots.
+ * *active_memory gets MLX's active memory afterwards (for the Go side's GC
+ * pressure check, without another locked call). */
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
-                      emily_array* outs, int stream, int fuse, char** err);
+                      emily_array* outs, int stream, int fuse,
+                      size_t* active_memory, char** err);
 
 #ifdef __cplusplus
 }
