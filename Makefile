@@ -37,9 +37,10 @@ lint:
 test-go:
 	$(GO) test ./...
 
-# The concurrent parts: the wire kernel, the session, the compiler cache.
+# The concurrent parts: the wire kernel, the session, the compiler cache,
+# and goroutines sharing MLX through the shim (root package).
 test-race:
-	$(GO) test -race ./kernel/ ./interp/ ./compiler/
+	$(GO) test -race ./kernel/ ./interp/ ./compiler/ ./mlxbind/ .
 
 test-py: build
 	$(PY) -m pytest -q tests/
