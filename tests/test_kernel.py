@@ -1,5 +1,6 @@
 """The kernel driven by a real Jupyter client (jupyter_client)."""
 import json
+import time
 import re
 
 import numpy as np
@@ -104,3 +105,23 @@ def test_stdout_streams(kc):
     assert content["status"] == "ok"
     assert stdout_of(msgs) == "hello from go\n"
     assert not of_type(msgs, "execute_result"), "fmt.Println must not show a value"
+
+
+def test_interrupt_stops_a_runaway_cell_and_the_session_survives():
+    km, client = start_new_kernel(kernel_name="emily", startup_timeout=TIMEOUT)
+    try:
+        run(client, "n := 0")
+        msg_id = client.execute("for { n++ }")
+        time.sleep(1.0)
+        km.interrupt_kernel()  # interrupt_mode "message": an interrupt_request on control
+        reply = client.get_shell_msg(timeout=TIMEOUT)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = client.get_shell_msg(timeout=TIMEOUT)
+        assert reply["content"]["status"] == "error"
+        assert km.is_alive()
+        content, msgs = run(client, "n > 0")
+        assert content["status"] == "ok"
+        assert of_type(msgs, "execute_result")[0]["data"]["text/plain"] == "true"
+    finally:
+        client.stop_channels()
+        km.shutdown_kernel(now=True)
