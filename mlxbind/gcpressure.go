@@ -8,6 +8,7 @@ import "C"
 import (
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Go's garbage collector sees an *Array as a few dozen bytes, not the
@@ -93,7 +94,23 @@ func relieveMemoryPressure(active uint64) {
 		return
 	}
 	if active >= pressure.threshold {
-		runtime.GC()
+		collectAndFinalize()
 		pressure.collected = true
+	}
+}
+
+// collectAndFinalize runs a collection and waits (up to 50 ms) until the
+// finalizer goroutine has reached a sentinel that became garbage with it,
+// so that the queue drained next holds the arrays this collection found,
+// even on a machine too busy to schedule the finalizer goroutine promptly.
+func collectAndFinalize() {
+	done := make(chan struct{})
+	sentinel := new([16]byte)
+	runtime.SetFinalizer(sentinel, func(*[16]byte) { close(done) })
+	// sentinel is unreachable from here on, so this collection finds it.
+	runtime.GC()
+	select {
+	case <-done:
+	case <-time.After(50 * time.Millisecond):
 	}
 }
