@@ -42,6 +42,24 @@ func mustArray(t *testing.T, shape []int, xs ...float32) *Array {
 	return a
 }
 
+// expectValues reads a's float32 values on s and requires exactly want.
+func expectValues(t *testing.T, what string, s Stream, a *Array, want ...float32) {
+	t.Helper()
+	b, err := a.Bytes(s)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	got := f32s(t, b)
+	if len(got) != len(want) {
+		t.Fatalf("%s = %v, want %v", what, got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s = %v, want %v", what, got, want)
+		}
+	}
+}
+
 func opcode(t *testing.T, name string) int {
 	t.Helper()
 	for i := 0; i < OpcodeCount(); i++ {
@@ -64,16 +82,7 @@ func TestEagerAddAndReadback(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Free()
-	got, err := c.Bytes(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []float32{11, 22, 13, 24}
-	for i, v := range f32s(t, got) {
-		if v != want[i] {
-			t.Fatalf("add = %v, want %v", f32s(t, got), want)
-		}
-	}
+	expectValues(t, "add", s, c, 11, 22, 13, 24)
 }
 
 func TestTransposedReadbackIsRowMajor(t *testing.T) {
@@ -83,16 +92,7 @@ func TestTransposedReadbackIsRowMajor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := tr.Bytes(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []float32{0, 3, 1, 4, 2, 5}
-	for i, v := range f32s(t, got) {
-		if v != want[i] {
-			t.Fatalf("transpose = %v, want %v", f32s(t, got), want)
-		}
-	}
+	expectValues(t, "transpose", s, tr, 0, 3, 1, 4, 2, 5)
 }
 
 func TestOpErrorsAreErrorsNotCrashes(t *testing.T) {
