@@ -18,6 +18,19 @@ import (
 // waitFor bounds every wait on the kernel in the end-to-end tests.
 const waitFor = 10 * time.Second
 
+// runResult waits for Run, started with errc, to return after what (e.g.
+// "shutdown_request") and returns its error.
+func runResult(t *testing.T, errc <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(waitFor):
+		t.Fatalf("Run did not return after %s", what)
+		return nil
+	}
+}
+
 // testClient is a minimal Jupyter client: DEALER sockets on shell and
 // control, SUB on iopub, REQ on heartbeat, as jupyter_client connects.
 type testClient struct {

@@ -318,13 +318,8 @@ func TestKernelEndToEnd(t *testing.T) {
 		id := c.send(c.control, "shutdown_request", map[string]any{"restart": true})
 		r := c.reply(id)
 		mustEqual(t, "shutdown_reply", content(t, r), map[string]any{"status": "ok", "restart": true})
-		select {
-		case err := <-errc:
-			if err != nil {
-				t.Fatalf("Run = %v, want nil", err)
-			}
-		case <-time.After(waitFor):
-			t.Fatal("Run did not return after shutdown_request")
+		if err := runResult(t, errc, "shutdown_request"); err != nil {
+			t.Fatalf("Run = %v, want nil", err)
 		}
 		if msgs, _ := c.published.wait(id, time.Second, hasType("shutdown_reply")); !hasType("shutdown_reply")(msgs) {
 			t.Errorf("no shutdown_reply on iopub; got %v", types(msgs))
@@ -340,13 +335,8 @@ func TestKernelUnsignedShutdownOnShell(t *testing.T) {
 	mustEqual(t, "status", content(t, c.reply(id))["status"], "ok")
 	id = c.send(c.shell, "shutdown_request", map[string]any{"restart": false})
 	mustEqual(t, "shutdown_reply", content(t, c.reply(id)), map[string]any{"status": "ok", "restart": false})
-	select {
-	case err := <-errc:
-		if err != nil {
-			t.Fatalf("Run = %v, want nil", err)
-		}
-	case <-time.After(waitFor):
-		t.Fatal("Run did not return after shutdown_request")
+	if err := runResult(t, errc, "shutdown_request"); err != nil {
+		t.Fatalf("Run = %v, want nil", err)
 	}
 }
 
@@ -359,13 +349,8 @@ func TestRunContextCancel(t *testing.T) {
 	go func() { errc <- Run(ctx, path, newFakeExec(), Info{}) }()
 	time.Sleep(100 * time.Millisecond)
 	cancel()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("Run = %v, want context.Canceled", err)
-		}
-	case <-time.After(waitFor):
-		t.Fatal("Run did not return after cancel")
+	if err := runResult(t, errc, "cancel"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Run = %v, want context.Canceled", err)
 	}
 }
 
