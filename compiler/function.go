@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -109,7 +110,7 @@ func signature(lane Lane, inputs []*mlxbind.Array) string {
 		b.WriteString(a.DType().String())
 		for _, d := range a.Shape() {
 			b.WriteByte(',')
-			b.WriteString(fmt.Sprint(d))
+			b.WriteString(strconv.Itoa(d))
 		}
 	}
 	return b.String()
@@ -146,7 +147,8 @@ func (f *Function) Call(inputs []*mlxbind.Array) ([]*mlxbind.Array, error) {
 }
 
 // Program returns the lowered program for inputs' signature in the current
-// lane, tracing if needed; nil if the function fell back to the evaluator.
+// lane, tracing if needed; for the evaluator lane it is lowered on demand,
+// and after a fallback the lowering error is returned.
 func (f *Function) Program(inputs []*mlxbind.Array) (*ir.Program, error) {
 	s, err := mlxbind.DefaultStream(f.device)
 	if err != nil {
@@ -156,11 +158,16 @@ func (f *Function) Program(inputs []*mlxbind.Array) (*ir.Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.lowered()
+}
+
+// lowered returns the entry's program, lowering the graph of an evaluator
+// lane entry on demand (for listings).
+func (e *entry) lowered() (*ir.Program, error) {
 	if e.program != nil {
 		return e.program, nil
 	}
-	return ir.Lower(e.graph) // evaluator lane: lower on demand, for listing
-
+	return ir.Lower(e.graph)
 }
 
 // ProgramInfo describes one traced entry of a Function.
@@ -177,14 +184,9 @@ func (f *Function) Programs() []ProgramInfo {
 	infos := make([]ProgramInfo, 0, len(f.order))
 	for _, e := range f.order {
 		info := ProgramInfo{Inputs: e.inputs, Lane: e.lane.String()}
-		p := e.program
-		if p == nil {
-			var err error
-			if p, err = ir.Lower(e.graph); err != nil {
-				info.Listing = err.Error()
-			}
-		}
-		if p != nil {
+		if p, err := e.lowered(); err != nil {
+			info.Listing = err.Error()
+		} else {
 			info.Listing = p.String()
 		}
 		infos = append(infos, info)
