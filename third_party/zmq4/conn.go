@@ -14,7 +14,24 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
+
+// ErrMsgTooLarge is returned when a peer announces a message larger than
+// the socket's WithMaxMsgSize limit. [emily-go patch]
+var ErrMsgTooLarge = errors.New("zmq4: message exceeds the maximum message size")
+
+// readChunk bounds how much read allocates ahead of the bytes a peer has
+// actually sent: a frame header is only a claim, and a claim of 2^62 bytes
+// must not become one allocation. [emily-go patch]
+const readChunk = 1 << 20
+
+// connLimits are the per-connection bounds a socket passes to its
+// connections. Zero values mean no limit. [emily-go patch]
+type connLimits struct {
+	maxMsgSize   int64         // total bytes of one message, all frames
+	writeTimeout time.Duration // one write; past it the connection is closed
+}
 
 var ErrClosedConn = errors.New("zmq4: read/write on closed connection")
 
@@ -37,6 +54,8 @@ type Conn struct {
 
 	closed         int32
 	onCloseErrorCB func(c *Conn)
+
+	lim connLimits // [emily-go patch]
 }
 
 func (c *Conn) Close() error {
@@ -56,15 +75,44 @@ func (c *Conn) Write(p []byte) (int, error) {
 	if c.Closed() {
 		return 0, ErrClosedConn
 	}
+	c.setWriteDeadline()
 	n, err := c.rw.Write(p)
-	c.checkIO(err)
+	c.checkWrite(err)
 	return n, err
+}
+
+// setWriteDeadline bounds the next write by the connection's write
+// timeout, so a peer that stops reading cannot block its writer (and
+// whatever waits on that writer) forever. [emily-go patch]
+func (c *Conn) setWriteDeadline() {
+	if c.lim.writeTimeout > 0 {
+		_ = c.rw.SetWriteDeadline(time.Now().Add(c.lim.writeTimeout))
+	}
+}
+
+// checkWrite is checkIO for writes: a write that timed out may have left
+// half a frame on the wire, so the stream is unusable and the connection
+// is closed rather than kept. [emily-go patch]
+func (c *Conn) checkWrite(err error) {
+	var e net.Error
+	if err != nil && errors.As(err, &e) && e.Timeout() {
+		c.SetClosed()
+		_ = c.rw.Close()
+		return
+	}
+	c.checkIO(err)
 }
 
 // Open opens a ZMTP connection over rw with the given security, socket type and identity.
 // An optional onCloseErrorCB can be provided to inform the caller when this Conn is closed.
 // Open performs a complete ZMTP handshake.
 func Open(rw net.Conn, sec Security, sockType SocketType, sockID SocketIdentity, server bool, onCloseErrorCB func(c *Conn)) (*Conn, error) {
+	return open(rw, sec, sockType, sockID, server, onCloseErrorCB, connLimits{})
+}
+
+// open is Open with limits that apply from the first byte of the
+// handshake on. [emily-go patch]
+func open(rw net.Conn, sec Security, sockType SocketType, sockID SocketIdentity, server bool, onCloseErrorCB func(c *Conn), lim connLimits) (*Conn, error) {
 	if rw == nil {
 		return nil, fmt.Errorf("zmq4: invalid nil read-writer")
 	}
@@ -82,6 +130,7 @@ func Open(rw net.Conn, sec Security, sockType SocketType, sockID SocketIdentity,
 		Meta:           make(Metadata),
 		topics:         make(map[string]struct{}),
 		onCloseErrorCB: onCloseErrorCB,
+		lim:            lim,
 	}
 	conn.Meta[sysSockType] = string(conn.typ)
 	conn.Meta[sysSockID] = conn.id.String()
@@ -320,8 +369,9 @@ func (c *Conn) sendMulti(msg Msg) error {
 		}
 	}
 
+	c.setWriteDeadline()
 	if _, err := buffers.WriteTo(c.rw); err != nil {
-		c.checkIO(err)
+		c.checkWrite(err)
 		return err
 	}
 
@@ -353,13 +403,14 @@ func (c *Conn) send(isCommand bool, body []byte, flag byte) error {
 		hsz = 2
 		hdr[1] = uint8(size)
 	}
+	c.setWriteDeadline()
 	if _, err := c.rw.Write(hdr[:hsz]); err != nil {
-		c.checkIO(err)
+		c.checkWrite(err)
 		return err
 	}
 
 	if _, err := c.sec.Encrypt(c.rw, body); err != nil {
-		c.checkIO(err)
+		c.checkWrite(err)
 		return err
 	}
 
@@ -375,6 +426,7 @@ func (c *Conn) read() Msg {
 
 		hasMore = true
 		isCmd   = false
+		total   uint64 // bytes of all frames so far [emily-go patch]
 	)
 
 	for hasMore {
@@ -412,9 +464,16 @@ func (c *Conn) read() Msg {
 			msg.err = errOverflow
 			return msg
 		}
+		// [emily-go patch] The limit applies to the whole message, so
+		// many small frames cannot add up past it either.
+		total += size
+		if c.lim.maxMsgSize > 0 && (size > uint64(c.lim.maxMsgSize) || total > uint64(c.lim.maxMsgSize)) {
+			msg.err = fmt.Errorf("%w: %d bytes announced, limit %d", ErrMsgTooLarge, total, c.lim.maxMsgSize)
+			return msg
+		}
 
-		body := make([]byte, size)
-		_, msg.err = io.ReadFull(c.rw, body)
+		var body []byte
+		body, msg.err = readBody(c.rw, size)
 		if msg.err != nil {
 			c.checkIO(msg.err)
 			return msg
@@ -498,4 +557,24 @@ func (conn *Conn) notifyOnCloseError() {
 		return
 	}
 	conn.onCloseErrorCB(conn)
+}
+
+// readBody reads a frame body of size bytes, allocating at most readChunk
+// ahead of the bytes received, so memory follows what the peer sends, not
+// what its header claims. [emily-go patch]
+func readBody(r io.Reader, size uint64) ([]byte, error) {
+	if size <= readChunk {
+		body := make([]byte, size)
+		_, err := io.ReadFull(r, body)
+		return body, err
+	}
+	body := make([]byte, 0, readChunk)
+	for uint64(len(body)) < size {
+		n := min(size-uint64(len(body)), readChunk)
+		body = append(body, make([]byte, n)...)
+		if _, err := io.ReadFull(r, body[uint64(len(body))-n:]); err != nil {
+			return nil, err
+		}
+	}
+	return body, nil
 }

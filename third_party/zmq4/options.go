@@ -74,6 +74,43 @@ func WithAutomaticReconnect(automaticReconnect bool) Option {
 	}
 }
 
+// WithMaxMsgSize bounds the size of one received message (all its frames
+// together), checked against each frame header before anything is
+// allocated; a peer that announces more is disconnected. Zero means no
+// limit. Like ZMQ_MAXMSGSIZE. [emily-go patch]
+func WithMaxMsgSize(n int64) Option {
+	return func(s *socket) {
+		s.lim.maxMsgSize = n
+	}
+}
+
+// WithHandshakeTimeout bounds the ZMTP handshake of each accepted or
+// dialled connection; a peer that has not completed it in time is
+// disconnected. Zero means no limit. [emily-go patch]
+func WithHandshakeTimeout(d time.Duration) Option {
+	return func(s *socket) {
+		s.handshakeTimeout = d
+	}
+}
+
+// WithWriteTimeout bounds each write to a peer; a peer that does not
+// drain its connection in time is disconnected, so it cannot block the
+// socket's other peers. Zero means no limit. [emily-go patch]
+func WithWriteTimeout(d time.Duration) Option {
+	return func(s *socket) {
+		s.lim.writeTimeout = d
+	}
+}
+
+// WithSendHWM sets how many messages a PUB socket queues for each
+// subscriber; past it, messages for that subscriber are dropped, as in
+// libzmq, instead of blocking every subscriber. [emily-go patch]
+func WithSendHWM(n int) Option {
+	return func(s *socket) {
+		s.sendHWM = n
+	}
+}
+
 /*
 // TODO(sbinet)
 

@@ -21,7 +21,7 @@ type Topics interface {
 // The returned socket value is initially unbound.
 func NewPub(ctx context.Context, opts ...Option) Socket {
 	pub := &pubSocket{sck: newSocket(ctx, Pub, opts...)}
-	pub.sck.w = newPubMWriter(pub.sck.ctx)
+	pub.sck.w = newPubMWriter(pub.sck.ctx, pub.sck.sendHWM)
 	pub.sck.r = newPubQReader(pub.sck.ctx)
 	return pub
 }
@@ -102,10 +102,11 @@ func (pub *pubSocket) SetOption(name string, value interface{}) error {
 		return ErrBadProperty
 	}
 
+	// [emily-go patch] the HWM is per subscriber, for those that join later.
 	w := pub.sck.w.(*pubMWriter)
-	w.qmu.Lock()
+	w.mu.Lock()
 	w.hwm = hwm
-	w.qmu.Unlock()
+	w.mu.Unlock()
 	return nil
 }
 
@@ -216,22 +217,41 @@ func (q *pubQReader) topic(msg Msg) bool {
 	return topic == 0 || topic == 1
 }
 
+// pubMWriter fans messages out to subscribers. [emily-go patch] Each
+// subscriber has its own bounded queue and sender goroutine: the original
+// wrote to every subscriber in turn from one goroutine, so one subscriber
+// that stopped reading (a full TCP window) stopped delivery to all. Now a
+// full queue drops that subscriber's messages, as libzmq's HWM does.
 type pubMWriter struct {
 	ctx context.Context
 	mu  sync.Mutex
-	ws  []*Conn
+	ws  map[*Conn]*pubSub
+	hwm int
 
 	qmu    sync.Mutex
 	qcond  *sync.Cond
 	q      *Queue
-	hwm    int
 	closed bool
 }
 
-func newPubMWriter(ctx context.Context) *pubMWriter {
+// pubSub is one subscriber's queue and the goroutine that drains it.
+type pubSub struct {
+	c    chan Msg
+	done chan struct{}
+}
+
+// defaultSendHWM is libzmq's default ZMQ_SNDHWM.
+const defaultSendHWM = 1000
+
+func newPubMWriter(ctx context.Context, hwm int) *pubMWriter {
+	if hwm <= 0 {
+		hwm = defaultSendHWM
+	}
 	p := &pubMWriter{
 		ctx: ctx,
 		q:   NewQueue(),
+		ws:  make(map[*Conn]*pubSub),
+		hwm: hwm,
 	}
 	p.qcond = sync.NewCond(&p.qmu)
 	go p.run()
@@ -242,10 +262,11 @@ func (w *pubMWriter) run() {
 	for {
 		w.qmu.Lock()
 		for w.q.Len() == 0 {
-			w.qcond.Wait()
 			if w.closed {
+				w.qmu.Unlock()
 				return
 			}
+			w.qcond.Wait()
 		}
 		msg, _ := w.q.Peek()
 		w.q.Pop()
@@ -262,61 +283,67 @@ func (w *pubMWriter) Close() error {
 
 	w.mu.Lock()
 	var err error
-	for _, ww := range w.ws {
+	for ww, sub := range w.ws {
+		close(sub.done)
 		e := ww.Close()
 		if e != nil && err == nil {
 			err = e
 		}
 	}
-	w.ws = nil
+	w.ws = make(map[*Conn]*pubSub)
 	w.mu.Unlock()
 	return err
 }
 
 func (mw *pubMWriter) addConn(w *Conn) {
+	sub := &pubSub{c: make(chan Msg, mw.hwm), done: make(chan struct{})}
 	mw.mu.Lock()
-	mw.ws = append(mw.ws, w)
+	mw.ws[w] = sub
 	mw.mu.Unlock()
+	go func() {
+		for {
+			select {
+			case <-sub.done:
+				return
+			case msg := <-sub.c:
+				if err := w.SendMsg(msg); err != nil && w.Closed() {
+					return
+				}
+			}
+		}
+	}()
 }
 
 func (mw *pubMWriter) rmConn(w *Conn) {
 	mw.mu.Lock()
 	defer mw.mu.Unlock()
-
-	cur := -1
-	for i := range mw.ws {
-		if mw.ws[i] == w {
-			cur = i
-			mw.ws[i].Close()
-			break
-		}
-	}
-	if cur >= 0 {
-		mw.ws = append(mw.ws[:cur], mw.ws[cur+1:]...)
+	if sub, ok := mw.ws[w]; ok {
+		close(sub.done)
+		w.Close()
+		delete(mw.ws, w)
 	}
 }
 
 func (w *pubMWriter) write(ctx context.Context, msg Msg) error {
 	w.qmu.Lock()
 	defer w.qmu.Unlock()
-	if w.hwm != 0 && w.q.Len() >= w.hwm {
-		//TODO(inphi): per subscriber hwm
-		return nil
-	}
 	w.q.Push(msg)
 	w.qcond.Signal()
 	return nil
 }
 
+// sendMsg queues msg for every subscriber of its topic without blocking.
 func (w *pubMWriter) sendMsg(msg Msg) {
 	topic := string(msg.Frames[0])
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	// TODO(inphi): distribute messages across subscribers at once
-	for i := range w.ws {
-		ww := w.ws[i]
-		if ww.subscribed(topic) {
-			_ = ww.SendMsg(msg)
+	for ww, sub := range w.ws {
+		if !ww.subscribed(topic) {
+			continue
+		}
+		select {
+		case sub.c <- msg:
+		default: // this subscriber is behind by hwm messages: drop
 		}
 	}
 }

@@ -57,6 +57,10 @@ type socket struct {
 	closedConns   []*Conn
 	reaperCond    *sync.Cond
 	reaperStarted bool
+
+	lim              connLimits    // [emily-go patch]
+	handshakeTimeout time.Duration // [emily-go patch]
+	sendHWM          int           // [emily-go patch] PUB: queued messages per subscriber
 }
 
 func newDefaultSocket(ctx context.Context, sockType SocketType) *socket {
@@ -221,16 +225,33 @@ func (sck *socket) accept() {
 				continue
 			}
 
-			zconn, err := Open(conn, sck.sec, sck.typ, sck.id, true, sck.scheduleRmConn)
-			if err != nil {
-				// FIXME(sbinet): maybe bubble up this error to application code?
-				sck.log.Printf("could not open a ZMTP connection with %q: %+v", sck.ep, err)
-				continue
-			}
-
-			sck.addConn(zconn)
+			// [emily-go patch] The handshake runs in its own goroutine
+			// under a deadline: done inline, one peer that connects and
+			// stays silent kept every later peer from being accepted.
+			go sck.handshake(conn)
 		}
 	}
+}
+
+// handshake opens the ZMTP connection of an accepted peer, closing it if
+// the handshake fails or outlasts the socket's handshake timeout.
+// [emily-go patch]
+func (sck *socket) handshake(conn net.Conn) {
+	if sck.handshakeTimeout > 0 {
+		_ = conn.SetDeadline(time.Now().Add(sck.handshakeTimeout))
+	}
+	zconn, err := open(conn, sck.sec, sck.typ, sck.id, true, sck.scheduleRmConn, sck.lim)
+	if err != nil {
+		_ = conn.Close()
+		sck.log.Printf("could not open a ZMTP connection with %q: %+v", sck.ep, err)
+		return
+	}
+	_ = conn.SetDeadline(time.Time{})
+	if sck.ctx.Err() != nil {
+		_ = conn.Close()
+		return
+	}
+	sck.addConn(zconn)
 }
 
 // Dial connects a remote endpoint to the Socket.
@@ -267,7 +288,7 @@ connect:
 		return fmt.Errorf("zmq4: got a nil dial-conn to %q", endpoint)
 	}
 
-	zconn, err := Open(conn, sck.sec, sck.typ, sck.id, false, sck.scheduleRmConn)
+	zconn, err := open(conn, sck.sec, sck.typ, sck.id, false, sck.scheduleRmConn, sck.lim)
 	if err != nil {
 		return fmt.Errorf("zmq4: could not open a ZMTP connection: %w", err)
 	}
