@@ -38,7 +38,7 @@ func (r *executeRequest) stopOnError() bool {
 // execute_result or error on iopub, and execute_reply on shell.
 func (k *kernel) handleExecute(m *message) {
 	var req executeRequest
-	if !k.unmarshalContent(m, &req) {
+	if !k.unmarshalContent(k.shell, m, &req) {
 		return
 	}
 	// Like IPython, the counter only advances for cells that enter history,
