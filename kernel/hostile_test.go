@@ -17,9 +17,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/go-zeromq/zmq4"

@@ -7,8 +7,8 @@ import (
 	"io"
 	"log"
 	"os"
-	"sync"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
