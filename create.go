@@ -32,7 +32,7 @@ func FromSlice(values any, dims ...int) *Tensor {
 	if len(dims) == 0 {
 		dims = []int{n}
 	}
-	if want := product(dims); want != n {
+	if want := checkAlloc("FromSlice", dims, dt.Size()); want != n {
 		panic(&Error{Op: "FromSlice", Err: fmt.Errorf("%d values do not fill shape %v (%d elements)", n, dims, want),
 			Hint: "pass dimensions whose product is the slice length"})
 	}
@@ -50,7 +50,7 @@ func FromBytes(data []byte, dtype DType, dims ...int) *Tensor {
 		panic(&Error{Op: "FromBytes", Err: fmt.Errorf("unknown dtype %d", int(dtype)),
 			Hint: "use one of the emily dtype constants, e.g. emily.Float16"})
 	}
-	if want := product(dims) * dtype.Size(); want != len(data) {
+	if want := checkAlloc("FromBytes", dims, dtype.Size()) * dtype.Size(); want != len(data) {
 		panic(&Error{Op: "FromBytes", Err: fmt.Errorf("%d bytes do not fill %s%v (%d bytes)", len(data), dtype, dims, want),
 			Hint: fmt.Sprintf("pass %d bytes per element times the number of elements", dtype.Size())})
 	}
@@ -64,26 +64,28 @@ func Scalar(v float64) *Tensor {
 }
 
 // Full makes a float32 tensor of the given shape filled with v.
-func Full(v float64, dims ...int) *Tensor {
-	xs := make([]float32, product(dims))
+func Full(v float64, dims ...int) *Tensor { return full("Full", v, dims) }
+
+// Zeros makes a float32 tensor of zeros.
+func Zeros(dims ...int) *Tensor { return full("Zeros", 0, dims) }
+
+// Ones makes a float32 tensor of ones.
+func Ones(dims ...int) *Tensor { return full("Ones", 1, dims) }
+
+func full(op string, v float64, dims []int) *Tensor {
+	xs := make([]float32, checkAlloc(op, dims, 4))
 	for i := range xs {
 		xs[i] = float32(v)
 	}
 	return FromSlice(xs, dims...)
 }
 
-// Zeros makes a float32 tensor of zeros.
-func Zeros(dims ...int) *Tensor { return Full(0, dims...) }
-
-// Ones makes a float32 tensor of ones.
-func Ones(dims ...int) *Tensor { return Full(1, dims...) }
-
 // Arange makes the int32 vector 0, 1, …, n-1 (as mx.arange(n) does).
 func Arange(n int) *Tensor {
 	if n < 0 {
 		panic(&Error{Op: "Arange", Err: fmt.Errorf("negative length %d", n)})
 	}
-	xs := make([]int32, n)
+	xs := make([]int32, checkAlloc("Arange", []int{n}, 4))
 	for i := range xs {
 		xs[i] = int32(i)
 	}

@@ -8,7 +8,7 @@ type EventKind int
 // Event kinds.
 const (
 	EventTrace    EventKind = iota // a function was traced for a new signature
-	EventFallback                  // lowering failed and fallback=eval took over (once per function)
+	EventFallback                  // lowering failed and fallback=eval took over (once per function), or a graph too deep to fuse runs unfused
 )
 
 func (k EventKind) String() string { return [...]string{"trace", "fallback"}[k] }
@@ -19,7 +19,7 @@ type Event struct {
 	Kind      EventKind
 	Function  string
 	Signature string
-	Err       error // EventFallback: why lowering failed
+	Err       error // EventFallback: why lowering failed, or why fuse was refused
 }
 
 var subscribers struct {

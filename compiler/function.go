@@ -254,5 +254,15 @@ func (f *Function) build(lane Lane, inputs []*mlxbind.Array, s mlxbind.Stream) (
 		return nil, fmt.Errorf("%s: internal error, please report: %w\n%s", f.name, err, p)
 	}
 	e.program, e.native = p, native
+	if lane == LaneFuse {
+		if err := checkFuseDepth(p); err != nil {
+			if f.opts.Fallback == FallbackRaise {
+				return nil, fmt.Errorf("%s: %w", f.name, err)
+			}
+			f.fallbacks.Add(1)
+			e.lane = LaneNative
+			emit(Event{Kind: EventFallback, Function: f.name, Signature: signature(lane, inputs), Err: err})
+		}
+	}
 	return e, nil
 }

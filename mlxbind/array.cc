@@ -44,6 +44,9 @@ int emily_array_from_bytes(emily_array* out, const void* data, size_t nbytes,
     size_t size = 1;
     for (auto d : s) {
       if (d < 0) throw std::invalid_argument("negative dimension in shape");
+      if (d != 0 && size > SIZE_MAX / static_cast<size_t>(d) / dt.size()) {
+        throw std::invalid_argument("shape has more elements than memory can address");
+      }
       size *= static_cast<size_t>(d);
     }
     if (size * dt.size() != nbytes) {

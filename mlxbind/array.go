@@ -95,6 +95,11 @@ func FromBytes(data []byte, shape []int, dtype DType) (*Array, error) {
 	if !dtype.Valid() {
 		return nil, fmt.Errorf("mlxbind.FromBytes: unknown dtype %d", int(dtype))
 	}
+	if _, size, err := CheckShape(shape, dtype.Size()); err != nil {
+		return nil, fmt.Errorf("mlxbind.FromBytes: %w", err)
+	} else if size != int64(len(data)) {
+		return nil, fmt.Errorf("mlxbind.FromBytes: %d bytes do not fill %s%v (%d bytes)", len(data), dtype, shape, size)
+	}
 	dims := cInt64s(shape)
 	var ptr unsafe.Pointer
 	if len(data) > 0 {

@@ -107,6 +107,14 @@ func Memory() (MemoryStats, error) {
 	return MemoryStats{Active: uint64(a), Peak: uint64(p), Cache: uint64(c)}, nil
 }
 
+// MemoryLimit returns MLX's memory limit in bytes.
+func MemoryLimit() (uint64, error) {
+	var l C.size_t
+	var msg *C.char
+	err := takeError(C.emily_memory_limit(&l, &msg), msg, "memory limit")
+	return uint64(l), err
+}
+
 // SetMemoryLimit sets MLX's memory limit and returns the previous one.
 func SetMemoryLimit(limit uint64) (uint64, error) {
 	var prev C.size_t

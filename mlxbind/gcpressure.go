@@ -114,3 +114,19 @@ func collectAndFinalize() {
 	case <-time.After(50 * time.Millisecond):
 	}
 }
+
+// ReleaseDropped collects garbage and frees the MLX arrays of every
+// tensor that is no longer reachable, now rather than at the next
+// pressure check. It returns MLX's active memory afterwards. The session
+// calls it after each cell, so a re-run cell's old tensors do not stay
+// alive until some later evaluation crosses the threshold; the
+// constructors call it before refusing an allocation over the limit.
+func ReleaseDropped() (active uint64) {
+	collectAndFinalize()
+	drainReleased()
+	m, err := Memory()
+	if err != nil {
+		return 0
+	}
+	return m.Active
+}

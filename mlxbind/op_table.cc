@@ -1,4 +1,6 @@
 // op_table.cc: the opcode table, its validation, and the eager entry point.
+#include <climits>
+#include <cstdint>
 #include <sstream>
 
 #include "shim_internal.hpp"
@@ -69,15 +71,28 @@ mx::array apply_op(int opcode, const OpArgs& args) {
   return table().cores[opcode](args);
 }
 
+// int32_attr narrows one attribute to MLX's 32-bit dimensions and axes.
+// A silent cast made Reshape(1<<32 + 6) a shape of [6].
+static int32_t int32_attr(int64_t v) {
+  if (v < INT32_MIN || v > INT32_MAX) {
+    throw std::invalid_argument("dimension or axis " + std::to_string(v) +
+                                " is out of range: MLX dimensions and axes are 32-bit");
+  }
+  return static_cast<int32_t>(v);
+}
+
 mx::Shape shape_from_attrs(const int64_t* attrs, int n) {
   mx::Shape shape;
   shape.reserve(n);
-  for (int i = 0; i < n; ++i) shape.push_back(static_cast<mx::ShapeElem>(attrs[i]));
+  for (int i = 0; i < n; ++i) shape.push_back(int32_attr(attrs[i]));
   return shape;
 }
 
 std::vector<int> ints_from_attrs(const int64_t* attrs, int n) {
-  return std::vector<int>(attrs, attrs + n);
+  std::vector<int> out;
+  out.reserve(n);
+  for (int i = 0; i < n; ++i) out.push_back(int32_attr(attrs[i]));
+  return out;
 }
 
 }  // namespace emily

@@ -1,0 +1,48 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/emily-go/emily/ir"
+)
+
+// maxFuseDepth bounds the dependency depth of a program the fuse lane
+// hands to mlx::core::compile. MLX's compile walks the graph recursively
+// (compile_dfs), one C++ stack frame per level, on the calling thread's
+// 8 MB stack: a chain of 30,000 ops compiled and one of 45,000 died with
+// SIGSEGV, which no error handling can catch. Deeper programs run in the
+// native lane instead (the same replay, unfused), with a fallback event.
+// A third of the depth that worked leaves room for larger frames in
+// other MLX versions and builds.
+const maxFuseDepth = 10000
+
+// errTooDeepToFuse is wrapped by the fallback event's error.
+var errTooDeepToFuse = errors.New("too deep to fuse")
+
+// programDepth returns the longest chain of instructions in p, inputs and
+// constants counting zero: the recursion depth compile would need.
+func programDepth(p *ir.Program) int {
+	depth := make([]int, len(p.Instrs))
+	deepest := 0
+	for i, in := range p.Instrs {
+		d := 0
+		for _, r := range in.Operands {
+			if r.Kind == ir.RefInstr && r.Index >= 0 && r.Index < i {
+				d = max(d, depth[r.Index])
+			}
+		}
+		depth[i] = d + 1
+		deepest = max(deepest, depth[i])
+	}
+	return deepest
+}
+
+// checkFuseDepth returns a fallback error when p is too deep to fuse.
+func checkFuseDepth(p *ir.Program) error {
+	if d := programDepth(p); d > maxFuseDepth {
+		return fmt.Errorf("%w: the graph is %d ops deep and mlx::core::compile recurses once per level (limit %d); running it unfused in the native lane",
+			errTooDeepToFuse, d, maxFuseDepth)
+	}
+	return nil
+}

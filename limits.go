@@ -1,0 +1,66 @@
+package emily
+
+import (
+	"fmt"
+
+	"github.com/emily-go/emily/mlxbind"
+)
+
+// Limits before allocation (issue 10): a constructor checks the shape it
+// was given, and the bytes that shape needs against MLX's memory limit,
+// before Go or MLX allocates anything. Before this, Zeros(1<<40) died in
+// a fatal Go out-of-memory, Ones(1<<32) grew to 22 GB under a 4 GB limit
+// until the OS killed it, and Zeros(-1) was a raw makeslice panic.
+
+const shapeHint = "each dimension must be between 0 and 2^31-1 (MLX dimensions are 32-bit)"
+
+// checkAlloc panics with an *Error when a tensor of dims with elemSize-byte
+// elements cannot be made, and otherwise returns its element count.
+func checkAlloc(op string, dims []int, elemSize int) int {
+	n, size, err := mlxbind.CheckShape(dims, elemSize)
+	if err != nil {
+		panic(&Error{Op: op, Err: err, Hint: shapeHint})
+	}
+	if err := checkMemory(size); err != nil {
+		panic(&Error{Op: op, Err: fmt.Errorf("shape %v: %w", dims, err),
+			Hint: "make it smaller, Free tensors you no longer need, or raise the limit with EMILY_MEMORY_LIMIT / emily.SetMemoryLimit"})
+	}
+	return int(n)
+}
+
+// checkMemory reports an error when size bytes would take MLX past its
+// memory limit. Tensors that are unreachable but not yet finalized count
+// as in use until a collection, so one is run before refusing.
+func checkMemory(size int64) error {
+	limit, err := mlxbind.MemoryLimit()
+	if err != nil || limit == 0 {
+		return nil
+	}
+	need := uint64(size)
+	if need > limit {
+		return fmt.Errorf("needs %s, more than the memory limit of %s", bytesText(need), bytesText(limit))
+	}
+	m, err := mlxbind.Memory()
+	if err != nil || m.Active+need <= limit {
+		return nil
+	}
+	if active := mlxbind.ReleaseDropped(); active+need > limit {
+		return fmt.Errorf("needs %s with %s already in use, past the memory limit of %s",
+			bytesText(need), bytesText(active), bytesText(limit))
+	}
+	return nil
+}
+
+// bytesText writes n bytes as people read them: 1.5 GiB, 64 MiB, 512 B.
+func bytesText(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
