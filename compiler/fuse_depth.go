@@ -17,8 +17,9 @@ import (
 // other MLX versions and builds.
 const maxFuseDepth = 10000
 
-// errTooDeepToFuse is wrapped by the fallback event's error.
-var errTooDeepToFuse = errors.New("too deep to fuse")
+// ErrTooDeepToFuse is wrapped by the error of the fallback event (or, with
+// fallback=raise, the call) of a program too deep to fuse.
+var ErrTooDeepToFuse = errors.New("too deep to fuse")
 
 // programDepth returns the longest chain of instructions in p, inputs and
 // constants counting zero: the recursion depth compile would need.
@@ -42,7 +43,7 @@ func programDepth(p *ir.Program) int {
 func checkFuseDepth(p *ir.Program) error {
 	if d := programDepth(p); d > maxFuseDepth {
 		return fmt.Errorf("%w: the graph is %d ops deep and mlx::core::compile recurses once per level (limit %d); running it unfused in the native lane",
-			errTooDeepToFuse, d, maxFuseDepth)
+			ErrTooDeepToFuse, d, maxFuseDepth)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/build"
 	"io"
@@ -69,6 +70,7 @@ type Session struct {
 	pending uint64                // goroutine of an execution stopped while in a compiled call
 
 	executing   atomic.Bool
+	releasedAt  uint64 // MLX active memory after the last release (release.go)
 	unsubscribe func()
 
 	jitMu sync.Mutex
@@ -188,6 +190,7 @@ func (s *Session) Execute(ctx context.Context, code string, stdout, stderr io.Wr
 		s.stdout.set(nil)
 		s.stderr.set(nil)
 		s.refreshCompletion()
+		s.releaseDead()
 	}()
 
 	magics, rest := splitMagics(code)
@@ -232,6 +235,10 @@ func namesAny(args []string, set map[string]bool) bool {
 
 // onEvent reports the compiler's fallback events on the cell's stderr.
 func (s *Session) onEvent(e compiler.Event) {
+	if e.Kind == compiler.EventFallback && s.executing.Load() && errors.Is(e.Err, compiler.ErrTooDeepToFuse) {
+		fmt.Fprintf(s.stderr, "warning: %s: %v\n", e.Function, e.Err)
+		return
+	}
 	if e.Kind == compiler.EventFallback && s.executing.Load() {
 		fmt.Fprintf(s.stderr, "warning: %s: the IR cannot express this function, so it runs in the evaluator lane (fallback=eval): %v\n", e.Function, e.Err)
 	}

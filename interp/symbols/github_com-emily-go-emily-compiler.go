@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/emily-go/emily/compiler/compiler"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"DefaultNative":      reflect.ValueOf(compiler.DefaultNative),
+		"ErrTooDeepToFuse":   reflect.ValueOf(&compiler.ErrTooDeepToFuse).Elem(),
 		"EventFallback":      reflect.ValueOf(compiler.EventFallback),
 		"EventTrace":         reflect.ValueOf(compiler.EventTrace),
 		"FallbackEval":       reflect.ValueOf(constant.MakeFromLiteral("\"eval\"", token.STRING, 0)),
