@@ -70,7 +70,7 @@ func TestAllocationOverMemoryLimitIsAnError(t *testing.T) {
 }
 
 func TestCheckShapeAgreesWithProduct(t *testing.T) {
-	for _, dims := range [][]int{nil, {0}, {3, 4}, {1 << 20, 1 << 10}, {2, 0, 1 << 31 - 1}} {
+	for _, dims := range [][]int{nil, {0}, {3, 4}, {1 << 20, 1 << 10}, {2, 0, 1<<31 - 1}} {
 		n, size, err := mlxbind.CheckShape(dims, 4)
 		if err != nil || n != int64(product(dims)) || size != 4*n {
 			t.Errorf("CheckShape(%v) = %d, %d, %v; want %d elements", dims, n, size, err, product(dims))

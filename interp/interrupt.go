@@ -130,3 +130,16 @@ func goroutineID() uint64 {
 	id, _ := strconv.ParseUint(string(b), 10, 64)
 	return id
 }
+
+// Stuck reports whether the goroutine of an interrupted cell is still
+// blocked in a compiled call (a mutex, a channel, time.Sleep): the next
+// Execute would wait for it. A supervisor restarts the session instead.
+func (s *Session) Stuck() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending == 0 {
+		return false
+	}
+	marker := []byte(fmt.Sprintf("created by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext in goroutine %d\n", s.pending))
+	return goroutineRunning(marker)
+}
