@@ -1,0 +1,70 @@
+// Package supervisor runs an interp.Session in a child process and keeps
+// the front end (the REPL or the Jupyter kernel) alive when that process
+// dies.
+//
+// A Go program cannot recover from a fatal runtime error (stack overflow,
+// "concurrent map writes", an unlock of an unlocked mutex, out of memory),
+// a panic in a goroutine the runtime starts (time.AfterFunc), or a
+// SIGSEGV or abort inside MLX's C++: the process ends. So the session
+// lives in a worker process (`emily-repl session-worker`) and the front
+// end talks to it over two pipes. When the worker dies, the Supervisor
+// reports why (the fatal line of its stderr and its exit status) and which
+// cell was running, starts a fresh worker, and offers %replay, which
+// re-runs the cells that had succeeded. An interrupt that does not stop a
+// cell within EscalateAfter, or leaves it blocked in a compiled call,
+// restarts the worker the same way instead of wedging the session.
+package supervisor
+
+// The wire between Supervisor and worker: one JSON object per line, on
+// the worker's fd 3 (requests) and fd 4 (events). Its stdout and stderr
+// are only a log, which is also where a dying Go runtime writes its cause.
+
+// request is what the supervisor sends.
+type request struct {
+	ID     int64  `json:"id"`
+	Op     string `json:"op"` // execute, interrupt, complete, is_complete
+	Code   string `json:"code,omitempty"`
+	Cursor int    `json:"cursor,omitempty"`
+}
+
+// event is what the worker sends back.
+type event struct {
+	ID   int64  `json:"id"`
+	Kind string `json:"kind"` // ready, stdout, stderr, done, completions, is_complete
+	Data string `json:"data,omitempty"`
+
+	// done
+	Shown bool           `json:"shown,omitempty"`
+	Text  string         `json:"text,omitempty"`
+	MIME  map[string]any `json:"mime,omitempty"`
+	Err   *wireError     `json:"err,omitempty"`
+	Stuck bool           `json:"stuck,omitempty"`
+
+	// completions
+	Matches    []string `json:"matches,omitempty"`
+	Start, End int
+
+	// is_complete
+	Complete bool   `json:"complete,omitempty"`
+	Indent   string `json:"indent,omitempty"`
+}
+
+// wireError carries a cell's error across the pipe with what the front
+// ends show of it: the text (REPL), the name and traceback (Jupyter).
+type wireError struct {
+	Name      string   `json:"name"`
+	Msg       string   `json:"msg"`
+	Traceback []string `json:"traceback,omitempty"`
+}
+
+// Error is a cell's error as the worker reported it. It implements the
+// kernel's ErrorDetail.
+type Error struct{ w wireError }
+
+func (e *Error) Error() string { return e.w.Msg }
+
+// ErrorName is the Jupyter ename, e.g. "CompileError" or "Interrupted".
+func (e *Error) ErrorName() string { return e.w.Name }
+
+// Traceback is the Jupyter traceback.
+func (e *Error) Traceback() []string { return e.w.Traceback }

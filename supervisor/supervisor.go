@@ -1,0 +1,488 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options configure a Supervisor.
+type Options struct {
+	// Command returns the command that runs a worker (it must end in
+	// Serve). The Supervisor sets its ExtraFiles, Stdout and Stderr.
+	Command func() *exec.Cmd
+
+	// Log receives the worker's stdout and stderr as they come (nil:
+	// discarded). The kernel passes its log; the REPL passes nothing, so
+	// a dying runtime's goroutine dump does not flood the terminal (the
+	// crash report quotes its cause).
+	Log io.Writer
+
+	// EscalateAfter is how long an interrupted cell may take to stop
+	// before the worker is killed and restarted (default 5 s).
+	EscalateAfter time.Duration
+}
+
+// Result is a cell's value as the worker rendered it.
+type Result struct {
+	Shown bool
+	Text  string         // text/plain
+	MIME  map[string]any // every representation, text/plain included
+}
+
+// Supervisor runs cells in a worker process and restarts it when it dies.
+// Execute calls are serialised.
+type Supervisor struct {
+	opts Options
+
+	execMu sync.Mutex // one cell (or %replay) at a time
+	mu     sync.Mutex // guards w
+	w      *worker
+
+	// Cells that succeeded in the current worker, and in the one before
+	// the last restart (what %replay runs).
+	succeeded, replayable []string
+	cellNum               int    // cells executed, for crash reports
+	lastCell              string // the last cell sent, for idle crashes
+	lastNum               int
+}
+
+// New starts a Supervisor and its first worker.
+func New(opts Options) (*Supervisor, error) {
+	if opts.EscalateAfter <= 0 {
+		opts.EscalateAfter = 5 * time.Second
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	sv := &Supervisor{opts: opts}
+	w, err := sv.start()
+	if err != nil {
+		return nil, err
+	}
+	sv.w = w
+	return sv, nil
+}
+
+// CrashError reports that the worker died while running Cell (or, for
+// Idle, some time after it), with the cause its runtime printed.
+type CrashError struct {
+	Cause     string        // e.g. "fatal error: stack overflow"
+	Exit      string        // e.g. "exit status 2", "signal: killed"
+	Cell      string        // the cell that was running, or the last one
+	CellNum   int           // its number, counting from 1
+	Idle      bool          // the worker died between cells
+	Restart   time.Duration // how long the fresh worker took to start
+	Replay    int           // cells %replay would re-run
+	Escalated bool          // killed because an interrupt did not stop the cell
+	Tail      string        // the last lines of the worker's stderr
+}
+
+func (e *CrashError) Error() string {
+	var b strings.Builder
+	switch {
+	case e.Escalated:
+		fmt.Fprintf(&b, "the interrupted cell [%d] did not stop (%s), so its session process was restarted", e.CellNum, e.Cause)
+	case e.Idle:
+		fmt.Fprintf(&b, "the session process died after cell [%d] had finished: %s (%s)", e.CellNum, e.Cause, e.Exit)
+	default:
+		fmt.Fprintf(&b, "the session process died running cell [%d]: %s (%s)", e.CellNum, e.Cause, e.Exit)
+	}
+	fmt.Fprintf(&b, "\ncell [%d]:\n%s", e.CellNum, indent(e.Cell))
+	fmt.Fprintf(&b, "\na fresh session started in %.2f s; its variables are gone", e.Restart.Seconds())
+	if e.Replay > 0 {
+		fmt.Fprintf(&b, ": %%replay re-runs the %d cell(s) that had succeeded", e.Replay)
+	}
+	return b.String()
+}
+
+// ErrorName implements the kernel's ErrorDetail.
+func (e *CrashError) ErrorName() string {
+	if e.Escalated {
+		return "InterruptEscalated"
+	}
+	return "SessionCrashed"
+}
+
+// Traceback implements the kernel's ErrorDetail.
+func (e *CrashError) Traceback() []string { return strings.Split(e.Error(), "\n") }
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > 12 {
+		lines = append(lines[:12], "…")
+	}
+	return "    " + strings.Join(lines, "\n    ")
+}
+
+// Execute runs code in the worker. Output goes to stdout and stderr as the
+// worker produces it. Cancelling ctx interrupts the cell; when that does
+// not stop it within EscalateAfter, or leaves it blocked, the worker is
+// restarted and a *CrashError (Escalated) returned. A worker that dies
+// gives a *CrashError too, after a fresh worker has started. "%replay"
+// re-runs the cells that had succeeded before the last restart.
+func (sv *Supervisor) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (Result, error) {
+	sv.execMu.Lock()
+	defer sv.execMu.Unlock()
+	if strings.TrimSpace(code) == "%replay" {
+		return Result{}, sv.replay(ctx, stdout, stderr)
+	}
+	w := sv.worker()
+	if w.isDead() {
+		// It died between cells (a time.AfterFunc that panicked, say):
+		// report that first; the user decides whether to %replay.
+		return Result{}, sv.restartAfter(w, false, false, sv.lastCell, sv.lastNum)
+	}
+	sv.cellNum++
+	sv.lastCell, sv.lastNum = code, sv.cellNum
+	res, err := sv.run(ctx, w, code, stdout, stderr)
+	if err == nil {
+		sv.succeeded = append(sv.succeeded, code)
+	}
+	return res, err
+}
+
+// run executes one cell in w and handles the ways it can end.
+func (sv *Supervisor) run(ctx context.Context, w *worker, code string, stdout, stderr io.Writer) (Result, error) {
+	done, err := w.execute(code, stdout, stderr)
+	if err != nil {
+		return Result{}, sv.restartAfter(w, false, false, code, sv.cellNum)
+	}
+	finish := func(ev event) (Result, error) {
+		if ev.Err != nil {
+			if ev.Stuck {
+				// The cell is blocked in a compiled call; the next one
+				// would wait for it forever.
+				w.kill()
+				return Result{}, sv.restartAfter(w, false, true, code, sv.cellNum)
+			}
+			return Result{}, &Error{*ev.Err}
+		}
+		return Result{Shown: ev.Shown, Text: ev.Text, MIME: ev.MIME}, nil
+	}
+	select {
+	case ev := <-done:
+		return finish(ev)
+	case <-w.dead:
+		return Result{}, sv.restartAfter(w, false, false, code, sv.cellNum)
+	case <-ctx.Done():
+	}
+	w.interrupt()
+	timer := time.NewTimer(sv.opts.EscalateAfter)
+	defer timer.Stop()
+	select {
+	case ev := <-done:
+		return finish(ev)
+	case <-w.dead:
+		return Result{}, sv.restartAfter(w, false, false, code, sv.cellNum)
+	case <-timer.C:
+		w.kill()
+		return Result{}, sv.restartAfter(w, true, false, code, sv.cellNum)
+	}
+}
+
+// restartAfter builds the report of w's death, starts a fresh worker and
+// moves the cells that had succeeded to the replay list.
+func (sv *Supervisor) restartAfter(w *worker, escalated, stuck bool, cell string, num int) error {
+	cause, exit, tail := w.postMortem()
+	if escalated {
+		cause = fmt.Sprintf("still running %v after the interrupt", sv.opts.EscalateAfter)
+	} else if stuck {
+		cause = "blocked in a compiled call (a lock, a channel, a sleep) that an interrupt cannot reach"
+	}
+	e := &CrashError{Cause: cause, Exit: exit, Cell: cell, CellNum: num, Tail: tail,
+		Idle: !escalated && !stuck && cell == sv.lastCell && w.diedIdle(), Escalated: escalated || stuck}
+	if len(sv.succeeded) > 0 {
+		sv.replayable = sv.succeeded
+	}
+	sv.succeeded = nil
+	e.Replay = len(sv.replayable)
+	start := time.Now()
+	nw, err := sv.start()
+	e.Restart = time.Since(start)
+	if err != nil {
+		return fmt.Errorf("%w\nand the fresh session failed to start: %v", e, err)
+	}
+	sv.mu.Lock()
+	sv.w = nw
+	sv.mu.Unlock()
+	return e
+}
+
+// replay re-runs the cells that succeeded before the last restart, with
+// their output discarded, stopping at the first failure.
+func (sv *Supervisor) replay(ctx context.Context, stdout, stderr io.Writer) error {
+	cells := sv.replayable
+	if len(cells) == 0 {
+		fmt.Fprintln(stderr, "%replay: nothing to replay (no restart, or no cell had succeeded before it)")
+		return nil
+	}
+	for i, code := range cells {
+		w := sv.worker()
+		sv.cellNum++
+		sv.lastCell, sv.lastNum = code, sv.cellNum
+		if _, err := sv.run(ctx, w, code, io.Discard, io.Discard); err != nil {
+			return fmt.Errorf("%%replay: cell %d of %d failed: %w", i+1, len(cells), err)
+		}
+		sv.succeeded = append(sv.succeeded, code)
+	}
+	sv.replayable = nil
+	fmt.Fprintf(stdout, "replayed %d cell(s)\n", len(cells))
+	return nil
+}
+
+// Complete asks the worker for completions (none if it is down).
+func (sv *Supervisor) Complete(code string, cursor int) ([]string, int, int) {
+	ev, ok := sv.worker().call(request{Op: "complete", Code: code, Cursor: cursor})
+	if !ok {
+		return nil, cursor, cursor
+	}
+	return ev.Matches, ev.Start, ev.End
+}
+
+// IsComplete reports whether code is a complete cell (true if the worker
+// is down: the cell then reports the crash).
+func (sv *Supervisor) IsComplete(code string) (bool, string) {
+	ev, ok := sv.worker().call(request{Op: "is_complete", Code: code})
+	if !ok {
+		return true, ""
+	}
+	return ev.Complete, ev.Indent
+}
+
+// Close stops the worker: it exits when its request pipe closes, and is
+// killed if it has not within two seconds.
+func (sv *Supervisor) Close() error {
+	w := sv.worker()
+	w.close()
+	select {
+	case <-w.exited:
+	case <-time.After(2 * time.Second):
+		w.kill()
+		<-w.exited
+	}
+	return nil
+}
+
+func (sv *Supervisor) worker() *worker {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.w
+}
+
+// start launches a worker and waits for its ready event.
+func (sv *Supervisor) start() (*worker, error) {
+	cmd := sv.opts.Command()
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	evR, evW, err := os.Pipe()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		return nil, err
+	}
+	logR, logW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.ExtraFiles = []*os.File{reqR, evW} // fd 3, fd 4
+	cmd.Stdout, cmd.Stderr = logW, logW
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// The worker must not outlive its front end.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{reqR, reqW, evR, evW, logR, logW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("supervisor: start session process: %w", err)
+	}
+	reqR.Close()
+	evW.Close()
+	logW.Close()
+	w := newWorker(cmd, reqW, evR, logR, sv.opts.Log)
+	select {
+	case ev := <-w.ready:
+		_ = ev
+		return w, nil
+	case <-w.dead:
+		cause, exit, _ := w.postMortem()
+		return nil, fmt.Errorf("supervisor: the session process died starting: %s (%s)", cause, exit)
+	case <-time.After(60 * time.Second):
+		w.kill()
+		return nil, errors.New("supervisor: the session process did not start within 60 s")
+	}
+}
+
+// worker is one running worker process.
+type worker struct {
+	cmd *exec.Cmd
+	enc *json.Encoder
+	req io.Closer
+
+	encMu sync.Mutex
+
+	mu      sync.Mutex
+	nextID  int64
+	waiters map[int64]chan event
+	outs    map[int64][2]io.Writer
+	running int64 // id of the running cell; 0 between cells
+	idleAt  bool  // the event pipe closed while no cell ran
+
+	ready  chan event
+	dead   chan struct{} // closed when the event pipe closes
+	exited chan struct{} // closed when the process has been waited for
+	logEOF chan struct{} // closed when its log pipe closes
+	exit   error
+	tail   *tailBuffer
+}
+
+func newWorker(cmd *exec.Cmd, req io.WriteCloser, events, log io.Reader, logTo io.Writer) *worker {
+	w := &worker{
+		cmd: cmd, enc: json.NewEncoder(req), req: req,
+		waiters: map[int64]chan event{}, outs: map[int64][2]io.Writer{},
+		ready: make(chan event, 1), dead: make(chan struct{}), exited: make(chan struct{}),
+		logEOF: make(chan struct{}), tail: &tailBuffer{max: 64 << 10},
+	}
+	go func() {
+		defer close(w.logEOF)
+		io.Copy(io.MultiWriter(w.tail, logTo), log)
+	}()
+	go func() {
+		w.exit = cmd.Wait()
+		close(w.exited)
+	}()
+	go w.readEvents(events)
+	return w
+}
+
+// readEvents routes the worker's events until its pipe closes.
+func (w *worker) readEvents(r io.Reader) {
+	dec := json.NewDecoder(r)
+	for {
+		var ev event
+		if err := dec.Decode(&ev); err != nil {
+			w.mu.Lock()
+			w.idleAt = w.running == 0
+			w.mu.Unlock()
+			close(w.dead)
+			return
+		}
+		w.mu.Lock()
+		switch ev.Kind {
+		case "ready":
+			w.ready <- ev
+		case "stdout", "stderr":
+			if o, ok := w.outs[ev.ID]; ok {
+				i := 0
+				if ev.Kind == "stderr" {
+					i = 1
+				}
+				io.WriteString(o[i], ev.Data)
+			}
+		default:
+			if ch, ok := w.waiters[ev.ID]; ok {
+				delete(w.waiters, ev.ID)
+				delete(w.outs, ev.ID)
+				if ev.Kind == "done" {
+					w.running = 0
+				}
+				ch <- ev
+			}
+		}
+		w.mu.Unlock()
+	}
+}
+
+// send writes one request.
+func (w *worker) send(r request) error {
+	w.encMu.Lock()
+	defer w.encMu.Unlock()
+	return w.enc.Encode(r)
+}
+
+// execute starts a cell and returns the channel its done event comes on.
+func (w *worker) execute(code string, stdout, stderr io.Writer) (<-chan event, error) {
+	ch := make(chan event, 1)
+	w.mu.Lock()
+	w.nextID++
+	id := w.nextID
+	w.waiters[id] = ch
+	w.outs[id] = [2]io.Writer{stdout, stderr}
+	w.running = id
+	w.mu.Unlock()
+	return ch, w.send(request{ID: id, Op: "execute", Code: code})
+}
+
+// call sends a request and waits for its answer; false if the worker died.
+func (w *worker) call(r request) (event, bool) {
+	ch := make(chan event, 1)
+	w.mu.Lock()
+	w.nextID++
+	r.ID = w.nextID
+	w.waiters[r.ID] = ch
+	w.mu.Unlock()
+	if w.send(r) != nil {
+		return event{}, false
+	}
+	select {
+	case ev := <-ch:
+		return ev, true
+	case <-w.dead:
+		return event{}, false
+	}
+}
+
+func (w *worker) interrupt() { _ = w.send(request{Op: "interrupt"}) }
+
+func (w *worker) kill() { _ = w.cmd.Process.Kill() }
+
+func (w *worker) close() { _ = w.req.Close() }
+
+func (w *worker) isDead() bool {
+	select {
+	case <-w.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+func (w *worker) diedIdle() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.idleAt
+}
+
+// postMortem waits (briefly) for the process to end and its log to be
+// read, and returns the cause it printed, its exit status and the tail of
+// its log.
+func (w *worker) postMortem() (cause, exit, tail string) {
+	select {
+	case <-w.exited:
+	case <-time.After(5 * time.Second):
+		w.kill()
+		<-w.exited
+	}
+	select {
+	case <-w.logEOF:
+	case <-time.After(time.Second):
+	}
+	exit = "exited normally"
+	if w.exit != nil {
+		exit = w.exit.Error()
+	}
+	tail = w.tail.String()
+	return crashCause(tail, w.exit), exit, tail
+}

@@ -1,0 +1,213 @@
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the worker: started with this variable set,
+// it serves a session instead of running tests.
+const workerEnv = "EMILY_SUPERVISOR_TEST_WORKER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) == "1" {
+		os.Exit(WorkerMain())
+	}
+	os.Exit(m.Run())
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newSupervisor(t *testing.T, escalate time.Duration) *Supervisor {
+	t.Helper()
+	sv, err := New(Options{
+		Command: func() *exec.Cmd {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), workerEnv+"=1")
+			return cmd
+		},
+		EscalateAfter: escalate,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sv.Close() })
+	return sv
+}
+
+type cell struct {
+	res            Result
+	err            error
+	stdout, stderr string
+}
+
+func run(t *testing.T, sv *Supervisor, ctx context.Context, code string) cell {
+	t.Helper()
+	var out, errOut syncBuf
+	res, err := sv.Execute(ctx, code, &out, &errOut)
+	return cell{res, err, out.String(), errOut.String()}
+}
+
+func mustOK(t *testing.T, sv *Supervisor, code string) cell {
+	t.Helper()
+	c := run(t, sv, context.Background(), code)
+	if c.err != nil {
+		t.Fatalf("cell %q: %v", code, c.err)
+	}
+	return c
+}
+
+// mustCrash runs code, which must kill the worker, and checks the report.
+func mustCrash(t *testing.T, sv *Supervisor, ctx context.Context, code, cause string) *CrashError {
+	t.Helper()
+	c := run(t, sv, ctx, code)
+	var ce *CrashError
+	if !errors.As(c.err, &ce) {
+		t.Fatalf("cell %q: got %v (%T), want a *CrashError", code, c.err, c.err)
+	}
+	if !strings.Contains(ce.Cause, cause) || !strings.Contains(ce.Error(), strings.Split(code, "\n")[0]) {
+		t.Errorf("crash report does not name cause %q and the cell:\n%v\nlog tail:\n%s", cause, ce, ce.Tail)
+	}
+	if ce.Restart > 2*time.Second {
+		t.Errorf("the fresh session took %v to start, want < 2 s", ce.Restart)
+	}
+	t.Logf("%s: %s (%s), restarted in %v", strings.Split(code, "\n")[0], ce.Cause, ce.Exit, ce.Restart)
+	// The front end lives on, with a working fresh session.
+	if got := mustOK(t, sv, "1 + 1").res.Text; got != "2" {
+		t.Errorf("after the restart 1 + 1 = %q", got)
+	}
+	return ce
+}
+
+func TestStackOverflowIsContainedAndReplayed(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	mustOK(t, sv, "x := 40")
+	mustOK(t, sv, `fmt.Println("hello")`)
+	mustOK(t, sv, "func r(n int) int { return r(n+1) + 1 }")
+	ce := mustCrash(t, sv, context.Background(), "r(0)", "stack overflow")
+	if ce.Replay != 3 || !strings.Contains(ce.Error(), "%replay re-runs the 3 cell(s)") {
+		t.Errorf("report offers to replay %d cells: %v", ce.Replay, ce)
+	}
+	if c := run(t, sv, context.Background(), "x"); c.err == nil {
+		t.Fatal("x is defined in the fresh session before %replay")
+	}
+	if c := mustOK(t, sv, "%replay"); !strings.Contains(c.stdout, "replayed 3 cell(s)") {
+		t.Errorf("%%replay said %q", c.stdout)
+	}
+	if got := mustOK(t, sv, "x + 2").res.Text; got != "42" {
+		t.Errorf("after %%replay x + 2 = %q", got)
+	}
+}
+
+func TestFatalRuntimeErrorsAreContained(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	mustOK(t, sv, "import (\n\t\"os\"\n\t\"sync\"\n\t\"time\"\n)")
+	mustCrash(t, sv, context.Background(), "var mu sync.Mutex\nmu.Unlock()", "fatal error: sync: unlock of unlocked mutex")
+	mustOK(t, sv, "%replay")
+	mustCrash(t, sv, context.Background(), "m := map[int]int{}\nfor i := 0; i < 8; i++ { go func() { for j := 0; ; j++ { m[j] = j } }() }\ntime.Sleep(10 * time.Second)",
+		"fatal error: concurrent map")
+	// os.Exit is no crash: yaegi turns it into a panic, a cell error.
+	mustOK(t, sv, "%replay")
+	mustOK(t, sv, "kept := 7")
+	if c := run(t, sv, context.Background(), "os.Exit(3)"); c.err == nil {
+		t.Error("os.Exit(3) returned no error")
+	}
+	if got := mustOK(t, sv, "kept").res.Text; got != "7" {
+		t.Errorf("after os.Exit, kept = %q", got)
+	}
+}
+
+// TestSignalsAreContained delivers the signals a crash in MLX's C++ code
+// raises (SIGSEGV for a bad access, SIGABRT for abort() and uncaught C++
+// exceptions, SIGKILL from the out-of-memory killer) to the worker while a
+// cell runs. The interpreter sandbox has no unsafe or syscall, so no cell
+// can raise them itself.
+func TestSignalsAreContained(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	mustOK(t, sv, `import "time"`)
+	for _, tc := range []struct {
+		sig   syscall.Signal
+		cause string
+	}{{syscall.SIGSEGV, "SIGSEGV"}, {syscall.SIGABRT, "SIGABRT"}, {syscall.SIGBUS, "SIGBUS"}, {syscall.SIGKILL, "SIGKILL"}} {
+		pid := sv.worker().cmd.Process.Pid
+		time.AfterFunc(300*time.Millisecond, func() { syscall.Kill(pid, tc.sig) })
+		mustCrash(t, sv, context.Background(), "time.Sleep(20 * time.Second)", tc.cause)
+		mustOK(t, sv, "%replay")
+	}
+}
+
+func TestPanicInRuntimeGoroutineIsReportedAtTheNextCell(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	mustOK(t, sv, `import "time"`)
+	mustOK(t, sv, `time.AfterFunc(10*time.Millisecond, func() { panic("boom") })`)
+	time.Sleep(500 * time.Millisecond)
+	ce := mustCrash(t, sv, context.Background(), "1", "panic: boom")
+	if !ce.Idle || !strings.Contains(ce.Error(), "time.AfterFunc") {
+		t.Errorf("want an idle crash naming the AfterFunc cell: %v", ce)
+	}
+}
+
+func TestInterruptOfBlockedCellRestarts(t *testing.T) {
+	for _, code := range []string{
+		"var mu sync.Mutex\nmu.Lock()\nmu.Lock()",
+		"time.Sleep(time.Hour)",
+		"var wg sync.WaitGroup\nwg.Add(1)\nwg.Wait()",
+	} {
+		sv := newSupervisor(t, 3*time.Second)
+		mustOK(t, sv, "import (\n\t\"sync\"\n\t\"time\"\n)")
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(300*time.Millisecond, cancel)
+		start := time.Now()
+		ce := mustCrash(t, sv, ctx, code, "")
+		if !ce.Escalated {
+			t.Errorf("%q: want an escalated interrupt, got %v", code, ce)
+		}
+		if d := time.Since(start); d > 6*time.Second {
+			t.Errorf("%q: interrupt to restart took %v", code, d)
+		}
+	}
+}
+
+func TestOutputAndValuesCrossThePipe(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	c := mustOK(t, sv, "for i := 0; i < 100000; i++ { fmt.Println(\"€\", i) }\nemily.Ones(2)")
+	lines := strings.Split(strings.TrimSuffix(c.stdout, "\n"), "\n")
+	if len(lines) != 100000 || lines[99999] != "€ 99999" {
+		t.Errorf("got %d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+	if !c.res.Shown || c.res.MIME["text/plain"] == nil || !strings.Contains(c.res.Text, "float32") {
+		t.Errorf("result = %+v", c.res)
+	}
+	if m, _, _ := sv.Complete("fmt.Prin", 8); len(m) == 0 {
+		t.Error("no completions for fmt.Prin")
+	}
+	if ok, _ := sv.IsComplete("func f() {"); ok {
+		t.Error("an open brace is a complete cell")
+	}
+	if c := run(t, sv, context.Background(), "undefinedThing"); c.err == nil || (c.err.(*Error)).ErrorName() == "" {
+		t.Errorf("compile error = %v", c.err)
+	}
+}

@@ -1,0 +1,212 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/emily-go/emily/display"
+	"github.com/emily-go/emily/interp"
+)
+
+// detail is what interp's errors offer beyond Error (kernel.ErrorDetail).
+type detail interface {
+	ErrorName() string
+	Traceback() []string
+}
+
+// encoder serialises events from the cell, its output and completions.
+type encoder struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func (e *encoder) send(ev event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_ = e.enc.Encode(ev) // the supervisor is gone: nothing to tell
+}
+
+// Serve is the worker's loop: it reads requests from in, runs them in s
+// and writes events to out, until in is closed. Cells run one at a time;
+// interrupts and completions are answered while a cell runs.
+func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
+	enc := &encoder{enc: json.NewEncoder(out)}
+	enc.send(event{Kind: "ready"})
+	dec := json.NewDecoder(in)
+	var (
+		mu     sync.Mutex
+		cancel context.CancelFunc
+		cells  sync.WaitGroup
+	)
+	defer cells.Wait()
+	for {
+		var r request
+		if err := dec.Decode(&r); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		switch r.Op {
+		case "execute":
+			ctx, c := context.WithCancel(context.Background())
+			mu.Lock()
+			cancel = c
+			mu.Unlock()
+			cells.Go(func() {
+				defer c()
+				enc.send(execute(ctx, s, r, enc))
+			})
+		case "interrupt":
+			mu.Lock()
+			if cancel != nil {
+				cancel()
+			}
+			mu.Unlock()
+		case "complete":
+			go func() {
+				m, start, end := s.Complete(r.Code, r.Cursor)
+				enc.send(event{ID: r.ID, Kind: "completions", Matches: m, Start: start, End: end})
+			}()
+		case "is_complete":
+			ok, indent := s.IsComplete(r.Code)
+			enc.send(event{ID: r.ID, Kind: "is_complete", Complete: ok, Indent: indent})
+		}
+	}
+}
+
+// execute runs one cell and returns its done event.
+func execute(ctx context.Context, s *interp.Session, r request, enc *encoder) event {
+	stdout, stderr := newOutput(enc, r.ID, "stdout"), newOutput(enc, r.ID, "stderr")
+	res, err := s.Execute(ctx, r.Code, stdout, stderr)
+	stdout.flush()
+	stderr.flush()
+	ev := event{ID: r.ID, Kind: "done"}
+	if err != nil {
+		w := &wireError{Name: "Error", Msg: err.Error()}
+		var d detail
+		if errors.As(err, &d) {
+			w.Name, w.Traceback = d.ErrorName(), d.Traceback()
+		}
+		ev.Err, ev.Stuck = w, s.Stuck()
+		return ev
+	}
+	if res.Shown {
+		ev.Shown, ev.Text = true, res.Text
+		ev.MIME = display.MIME(res.Value)
+		ev.MIME["text/plain"] = res.Text
+	}
+	return ev
+}
+
+// output batches a cell's writes into events: one event per Write would
+// make 200,000 Println calls 200,000 JSON lines.
+type output struct {
+	enc   *encoder
+	id    int64
+	kind  string
+	mu    sync.Mutex
+	buf   []byte
+	timer *time.Timer
+}
+
+const (
+	outputDelay = 20 * time.Millisecond
+	outputMax   = 32 << 10
+)
+
+func newOutput(enc *encoder, id int64, kind string) *output {
+	return &output{enc: enc, id: id, kind: kind}
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.buf = append(o.buf, p...)
+	if len(o.buf) >= outputMax {
+		o.flushLocked()
+	} else if o.timer == nil {
+		o.timer = time.AfterFunc(outputDelay, o.tick)
+	}
+	return len(p), nil
+}
+
+func (o *output) tick() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.flushLocked()
+}
+
+// flush sends everything, at the end of the cell.
+func (o *output) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.flushLocked()
+	if len(o.buf) > 0 {
+		o.enc.send(event{ID: o.id, Kind: o.kind, Data: string(o.buf)})
+		o.buf = o.buf[:0]
+	}
+}
+
+// flushLocked sends the buffer up to its last complete UTF-8 sequence:
+// JSON would turn half a rune into U+FFFD.
+func (o *output) flushLocked() {
+	if o.timer != nil {
+		o.timer.Stop()
+		o.timer = nil
+	}
+	cut := len(o.buf)
+	for i := len(o.buf) - 1; i >= 0 && i >= len(o.buf)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(o.buf[i]) {
+			if !utf8.FullRune(o.buf[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	if cut > 0 {
+		o.enc.send(event{ID: o.id, Kind: o.kind, Data: string(o.buf[:cut])})
+		o.buf = append(o.buf[:0], o.buf[cut:]...)
+	}
+	if len(o.buf) > 0 && o.timer == nil {
+		o.timer = time.AfterFunc(outputDelay, o.tick)
+	}
+}
+
+// WorkerMain is the body of a worker process (`emily-repl
+// session-worker`): a session served on fds 3 and 4. It returns the exit
+// code.
+func WorkerMain() int {
+	// The front end handles Ctrl-C and sends an interrupt request; the
+	// terminal's SIGINT reaches this process too and must not end it.
+	signal.Ignore(os.Interrupt, syscall.SIGINT)
+	// Unbounded recursion is fatal whatever the limit; a quarter of Go's
+	// default 1 GB reaches that end four times sooner (it took 7 s).
+	debug.SetMaxStack(256 << 20)
+	in, out := os.NewFile(3, "requests"), os.NewFile(4, "events")
+	if in == nil || out == nil {
+		fmt.Fprintln(os.Stderr, "session-worker: fds 3 and 4 must be the supervisor's pipes")
+		return 2
+	}
+	s, err := interp.New(interp.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "session-worker:", err)
+		return 1
+	}
+	defer s.Close()
+	if err := Serve(in, out, s); err != nil {
+		fmt.Fprintln(os.Stderr, "session-worker:", err)
+		return 1
+	}
+	return 0
+}
