@@ -6,30 +6,22 @@
 # bench (with MLX's Python API and NumPy beside it). No LD_LIBRARY_PATH: the
 # binaries find libmlx.so by rpath, libmlx.so finds CUDA by its own.
 #
-# Here:   scripts/gpu-pack.sh .gpu            (builds .gpu/p1 and .gpu/p2)
-# There:  first call carries .gpu/p1 and runs
-#           mkdir -p /tmp/emily && cp .gpu/p1/* /tmp/emily/
-#         second call carries .gpu/p2 and runs
-#           bash .gpu/p2/src/scripts/gpu-check.sh
+# Here:   scripts/gpu-pack.sh .gpu        (builds .gpu/p1, .gpu/p2, ...)
+# There:  one call per part, back to back, each carrying .gpu/pN and running
+#           mkdir -p /tmp/emily && cp .gpu/pN/part.* /tmp/emily/
+#         and the last one going on with
+#           cd /tmp/emily && cat part.* | tar -x && bash pack/src/scripts/gpu-check.sh
 # Logs and the bench's JSON go to $OUT (or ./gpu-out).
 set -uo pipefail
 out="${OUT:-$PWD/gpu-out}"
-mkdir -p "$out" /tmp/emily
-pack="$(cd "$(dirname "$0")/../.." && pwd)"   # .gpu/p2
-work=/tmp/emily
+mkdir -p "$out"
+pack="$(cd "$(dirname "$0")/../.." && pwd)"   # holds src/ and wheels/
 # CUDA 13 libraries already on the machine (its PyTorch's), linked rather
 # than installed: nothing can be downloaded there.
 export MLX_NVIDIA_DIR="${MLX_NVIDIA_DIR:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia}"
 export EMILY_MEMORY_LIMIT="${EMILY_MEMORY_LIMIT:-16G}"
 
-rm -rf "$work/src" "$work/wheels"
-cp -r "$pack/src" "$work/src"
-mkdir -p "$work/wheels"
-cp "$pack"/wheels/*.whl* "$work/wheels/" 2>/dev/null
-cp "$work"/*.whl.part.* "$work/wheels/" 2>/dev/null
-whl="$(ls "$work"/wheels/mlx_cuda_13-*.whl.part.aa)"
-cat "${whl%.part.aa}".part.* > "${whl%.part.aa}" && rm "$work"/wheels/*.part.*
-cd "$work/src"
+cd "$pack/src"
 for f in bin/*.gz; do gunzip -f "$f"; done
 chmod +x bin/*
 
@@ -38,8 +30,8 @@ chmod +x bin/*
   command -v cc >/dev/null || echo "no C compiler: the BLAS shim needs one; keeping the reference BLAS"
 } 2>&1 | tee "$out/gpu.txt"
 command -v cc >/dev/null || export MLX_BLAS=reference
-MLX_WHEELHOUSE="$work/wheels" scripts/install-mlx.sh 2>&1 | tee -a "$out/gpu.txt"
-python3 -m zipfile -e "$work"/wheels/mlx-*-cp312-*.whl .deps/mlx/
+MLX_WHEELHOUSE="$pack/wheels" scripts/install-mlx.sh 2>&1 | tee -a "$out/gpu.txt"
+python3 -m zipfile -e "$pack"/wheels/mlx-*-cp312-*.whl .deps/mlx/
 readelf -d bin/emily-repl | grep -E 'RUNPATH|RPATH' | tee -a "$out/gpu.txt"
 ./bin/emily-repl version 2>&1 | tee -a "$out/gpu.txt"
 
@@ -47,7 +39,7 @@ fail=0
 # Each test binary runs in its package's folder, as `go test` runs it.
 while read -r name dir; do
   echo "== $name ($dir)" | tee -a "$out/tests.log"
-  (cd "$dir" && timeout 300 "$work/src/bin/$name.test" 2>&1) | tail -n 25 | tee -a "$out/tests.log"
+  (cd "$dir" && timeout 300 "$pack/src/bin/$name.test" 2>&1) | tail -n 25 | tee -a "$out/tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
 done <bin/tests.txt
 printf 'x := emily.Arange(6).Reshape(2, 3).Astype(emily.Float32)\nfunc f(a *emily.Tensor) *emily.Tensor {\n\treturn emily.Exp(emily.Mul(a, emily.Scalar(0.5)))\n}\n%%jit f\nf(x)\nx.Device()\n%%jit fuse=true f\nf(x)\n%%ir f\n' \
