@@ -11,23 +11,19 @@ import (
 	"syscall"
 
 	"github.com/emily-go/emily"
-	"github.com/emily-go/emily/display"
-	"github.com/emily-go/emily/interp"
 	"github.com/emily-go/emily/kernel"
 )
 
-// kernelExecutor runs cells for the Jupyter kernel in an interp.Session and
-// renders their values as MIME bundles.
-type kernelExecutor struct{ s *interp.Session }
+// kernelExecutor runs cells for the Jupyter kernel in the (supervised)
+// session and hands their rendered values on as MIME bundles.
+type kernelExecutor struct{ s cellSession }
 
 func (k kernelExecutor) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (kernel.MIMEBundle, error) {
 	res, err := k.s.Execute(ctx, code, stdout, stderr)
 	if err != nil || !res.Shown {
 		return nil, err
 	}
-	bundle := display.MIME(res.Value)
-	bundle["text/plain"] = res.Text // the session's rendering also covers several results
-	return kernel.MIMEBundle(bundle), nil
+	return kernel.MIMEBundle(res.MIME), nil
 }
 
 // Complete offers the session's completions to complete_request.
@@ -49,7 +45,7 @@ func runKernel(args []string, stderr io.Writer) int {
 	// Interrupts arrive as interrupt_request messages (interrupt_mode
 	// "message"); a stray SIGINT from a terminal must not kill the kernel.
 	signal.Ignore(os.Interrupt, syscall.SIGINT)
-	session, err := interp.New(interp.Options{})
+	session, err := newCellSession(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "emily-repl kernel:", err)
 		return 1

@@ -18,6 +18,7 @@ import (
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/compiler"
 	"github.com/emily-go/emily/interp"
+	"github.com/emily-go/emily/supervisor"
 )
 
 // version is the release this binary reports; set with -ldflags -X.
@@ -42,6 +43,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "kernel":
 			return runKernel(args[1:], stderr)
+		case "session-worker": // started by the supervisor (session.go), not by people
+			return supervisor.WorkerMain()
 		case "install":
 			return runInstall(args[1:], stdout, stderr)
 		case "version", "--version", "-version":
@@ -58,6 +61,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if fs.NArg() == 0 && isTerminal(os.Stdin) && stdin == os.Stdin {
+		s, err := newCellSession(nil)
+		if err != nil {
+			fmt.Fprintln(stderr, "emily-repl:", err)
+			return 1
+		}
+		defer s.Close()
+		return runREPL(s, stdout, stderr)
+	}
 	session, err := interp.New(interp.Options{})
 	if err != nil {
 		fmt.Fprintln(stderr, "emily-repl:", err)
@@ -72,9 +84,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer f.Close()
 		return runScript(session, f, stdout, stderr)
-	}
-	if isTerminal(os.Stdin) && stdin == os.Stdin {
-		return runREPL(session, stdout, stderr)
 	}
 	return runScript(session, stdin, stdout, stderr)
 }
@@ -92,6 +101,7 @@ Usage:
 Environment:
   EMILY_NATIVE=false          make the evaluator lane the session default for %jit
   EMILY_HISTORY=FILE          REPL history file (default ~/.emily_history)
+  EMILY_SUPERVISE=0           run the REPL's or kernel's session in-process (no crash containment)
 
 In the REPL, %help lists the magics (%jit, %config, %ir, ...).
 `

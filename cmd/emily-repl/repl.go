@@ -15,7 +15,6 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/emily-go/emily"
-	"github.com/emily-go/emily/interp"
 )
 
 const (
@@ -38,7 +37,7 @@ func historyFile() string {
 }
 
 // completer adapts the session's completion to readline.
-type completer struct{ s *interp.Session }
+type completer struct{ s cellSession }
 
 // Do returns the suffixes that complete the word before pos, as readline
 // wants them, and the length of the word they replace.
@@ -98,7 +97,7 @@ func (in *interrupter) run(fn func(ctx context.Context)) {
 
 // runREPL is the interactive loop: read a complete cell (more lines while
 // braces are open), run it, show its value, repeat until Ctrl-D.
-func runREPL(s *interp.Session, stdout, stderr io.Writer) int {
+func runREPL(s cellSession, stdout, stderr io.Writer) int {
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:            prompt,
 		HistoryFile:       historyFile(),

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"io"
+	"testing"
+	"time"
+)
+
+// TestREPLSurvivesFatalErrors drives the REPL through a pty into a stack
+// overflow and a blocked cell that Ctrl-C cannot stop: the REPL (the
+// front end) reports each, keeps its prompt, and %replay brings back the
+// variables of the cells that had succeeded.
+func TestREPLSurvivesFatalErrors(t *testing.T) {
+	term := startTerminal(t)
+	term.expect("emily> ")
+	term.typeLine("x := 40")
+	term.expect("emily> ")
+	term.typeLine("func r(n int) int { return r(n+1) + 1 }")
+	term.expect("emily> ")
+	term.typeLine("r(0)")
+	term.expect("the session process died running cell [3]: fatal error: stack overflow")
+	term.expect("%replay re-runs the 2 cell(s) that had succeeded")
+	term.expect("emily> ")
+	term.typeLine("%replay")
+	term.expect("replayed 2 cell(s)")
+	term.expect("emily> ")
+	term.typeLine("x + 2")
+	term.expect("42")
+	term.expect("emily> ")
+
+	term.typeLine(`import "sync"`)
+	term.expect("emily> ")
+	term.typeLine("var mu sync.Mutex; mu.Lock(); mu.Lock()")
+	time.Sleep(500 * time.Millisecond)
+	io.WriteString(term.pty, "\x03") // Ctrl-C
+	term.expect("did not stop")
+	term.expect("emily> ")
+	term.typeLine(`fmt.Println("alive")`)
+	term.expect("alive")
+}

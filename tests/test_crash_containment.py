@@ -1,0 +1,84 @@
+"""Crash containment through a real Jupyter client: the kernel (the wire
+front end) survives what kills its session process, reports it, and
+%replay brings the state back (issue 10)."""
+import time
+
+from jupyter_client.manager import start_new_kernel
+
+TIMEOUT = 60
+
+
+def run(kc, code):
+    msgs = []
+    reply = kc.execute_interactive(code, timeout=TIMEOUT, output_hook=msgs.append)
+    return reply["content"], msgs
+
+
+def result_text(msgs):
+    return [m["content"]["data"]["text/plain"] for m in msgs if m["msg_type"] == "execute_result"]
+
+
+def start():
+    return start_new_kernel(kernel_name="emily", startup_timeout=TIMEOUT)
+
+
+def test_stack_overflow_is_reported_and_replayed():
+    km, kc = start()
+    try:
+        assert run(kc, "x := 40")[0]["status"] == "ok"
+        assert run(kc, "func r(n int) int { return r(n+1) + 1 }")[0]["status"] == "ok"
+        start_time = time.monotonic()
+        content, msgs = run(kc, "r(0)")
+        elapsed = time.monotonic() - start_time
+        assert content["status"] == "error"
+        assert content["ename"] == "SessionCrashed", content
+        assert "stack overflow" in content["evalue"] and "r(0)" in content["evalue"]
+        assert [m for m in msgs if m["msg_type"] == "error"], "the crash is shown in the notebook"
+        assert km.is_alive(), "the kernel process itself must survive"
+        # The same kernel answers, with a fresh session.
+        assert run(kc, "x")[0]["status"] == "error"
+        content, msgs = run(kc, "%replay")
+        assert content["status"] == "ok", content
+        content, msgs = run(kc, "x + 2")
+        assert result_text(msgs) == ["42"]
+        print(f"stack overflow to fresh session: {elapsed:.2f} s")
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_panic_in_runtime_goroutine_is_contained():
+    km, kc = start()
+    try:
+        run(kc, 'import "time"')
+        assert run(kc, 'time.AfterFunc(10*time.Millisecond, func() { panic("x") })')[0]["status"] == "ok"
+        time.sleep(0.5)
+        content, _ = run(kc, "1 + 1")
+        assert content["status"] == "error" and content["ename"] == "SessionCrashed"
+        assert "panic: x" in content["evalue"] and "AfterFunc" in content["evalue"]
+        assert km.is_alive()
+        content, msgs = run(kc, "1 + 1")
+        assert result_text(msgs) == ["2"]
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_interrupt_of_a_blocked_cell_does_not_wedge():
+    km, kc = start()
+    try:
+        run(kc, 'import "sync"')
+        msg_id = kc.execute("var mu sync.Mutex\nmu.Lock()\nmu.Lock()")
+        time.sleep(1.0)
+        km.interrupt_kernel()
+        reply = kc.get_shell_msg(timeout=TIMEOUT)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = kc.get_shell_msg(timeout=TIMEOUT)
+        assert reply["content"]["status"] == "error"
+        assert reply["content"]["ename"] == "InterruptEscalated", reply["content"]
+        # Before: "Interrupted", then every later cell hung.
+        content, msgs = run(kc, "1 + 1")
+        assert result_text(msgs) == ["2"]
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
