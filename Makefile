@@ -16,7 +16,7 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: run test setup mlx venv build test-go test-race test-py lint bench clean kernel-install generate
+.PHONY: run test setup mlx venv build test-go test-race test-py test-fuzz lint bench clean kernel-install generate fuzz soak
 
 run: build
 	./$(BIN)
@@ -34,7 +34,7 @@ build: mlx $(BIN)
 $(BIN): $(GOFILES) $(CXXFILES) go.mod go.sum
 	$(GO) build -o $(BIN) ./cmd/emily-repl
 
-test: setup build lint test-go test-race test-py
+test: setup build lint test-go test-race test-py test-fuzz
 
 lint:
 	@bad="$$(gofmt -l $(GOFILES))"; if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
@@ -50,6 +50,24 @@ test-race:
 
 test-py: build
 	$(PY) -m pytest -q tests/
+
+# Fuzzing (RELIABILITY.md). Plain `go test` already runs every seed; this
+# fuzzes the two wire decoders, the unauthenticated attack surface, briefly.
+FUZZ_WIRE := FuzzZMTPConn FuzzDecode
+FUZZ_ALL  := kernel:FuzzZMTPConn kernel:FuzzDecode mlxbind:FuzzNewProgram .:FuzzFromBytes interp:FuzzCellParsing interp:FuzzJitOptions
+FUZZTIME  ?= 60s
+
+test-fuzz:
+	@for t in $(FUZZ_WIRE); do $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=5s ./kernel/ || exit 1; done
+
+fuzz: mlx
+	@for t in $(FUZZ_ALL); do echo "== $$t ($(FUZZTIME))"; \
+	  $(GO) test -run='^$$' -fuzz="^$${t#*:}$$" -fuzztime=$(FUZZTIME) ./$${t%%:*}/ || exit 1; done
+
+# 5,000 kernel cells and 10,000 jitted calls through jupyter_client; prints
+# memory, latency and start-up figures (RELIABILITY.md quotes them).
+soak: build venv
+	$(PY) tests/soak.py --cells 5000
 
 # Emily's lanes beside MLX's Python API (same MLX version) and NumPy, in
 # one run; .venv-bench holds those (scripts/setup-bench-venv.sh).

@@ -202,6 +202,19 @@ func TestHugeFrameHeaderOnEveryPort(t *testing.T) {
 			c.Write(hugeFrame(0))
 			expectClosed(t, c, name)
 		})
+		t.Run(name+"/unknown socket type", func(t *testing.T) {
+			// Found by FuzzZMTPConn: zmq4 panicked on a Socket-Type it
+			// did not know, in the handshake goroutine.
+			c := rawDial(t, p.port)
+			c.Write(append(zmtpGreeting(), zmtpReady("BOGUS")...))
+			expectClosed(t, c, name)
+		})
+		t.Run(name+"/truncated READY property", func(t *testing.T) {
+			// Also FuzzZMTPConn's: a property shorter than its lengths.
+			c := rawDial(t, p.port)
+			c.Write(append(zmtpGreeting(), 0x04, 8, 5, 'R', 'E', 'A', 'D', 'Y', 1, 'S'))
+			expectClosed(t, c, name)
+		})
 		t.Run(name+"/many frames past the limit", func(t *testing.T) {
 			c := rawDial(t, p.port)
 			rawHandshake(t, c, p.peer)
@@ -241,15 +254,30 @@ func TestStalledSubscriberDoesNotStopOthers(t *testing.T) {
 	waitListening(t, ci)
 	// A subscriber that completes the handshake, subscribes to everything
 	// and never reads again.
-	stalled := rawDial(t, ci.IOPubPort)
+	// A small receive buffer, so the few MiB in flight fill it quickly.
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	stalled, err := d.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(ci.IOPubPort)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
 	rawHandshake(t, stalled, "SUB")
 	stalled.Write([]byte{0x00, 0x01, 0x01}) // one frame: subscribe to ""
 	c := connect(t, ci)
-	// 64 MiB of output: far past what the stalled peer's socket buffers
-	// hold, so the old fan-out blocked on it and starved c.
-	const total = 64 << 20
+	// 8 MiB of output: past what the stalled peer's socket buffers hold
+	// (the old fan-out blocked on it and starved c after ~4,800 messages).
+	const total = 8 << 20
 	id := c.send(c.shell, "execute_request", execute(fmt.Sprintf("bytes %d", total)))
-	msgs := c.iopubUntilIdle(id)
+	// Generous: 128 messages of 64 KiB under the race detector on a
+	// loaded machine; without the fix they never arrive at all.
+	msgs, ok := c.published.wait(id, 6*waitFor, func(ms []*message) bool {
+		return len(ms) > 0 && isStatus(ms[len(ms)-1], "idle")
+	})
+	if !ok {
+		t.Fatalf("the live client got no idle status; %d messages arrived", len(msgs))
+	}
 	got := 0
 	for _, m := range msgs {
 		if m.Header.MsgType == "stream" {

@@ -499,6 +499,11 @@ func (c *Conn) read() Msg {
 }
 
 func (conn *Conn) subscribe(msg Msg) {
+	// [emily-go patch] an empty or missing frame from the peer used to
+	// index out of range.
+	if len(msg.Frames) == 0 || len(msg.Frames[0]) == 0 {
+		return
+	}
 	conn.mu.Lock()
 	v := msg.Frames[0]
 	k := string(v[1:])

@@ -240,9 +240,15 @@ func (prop Property) Read(data []byte) (n int, err error) {
 }
 
 func (prop *Property) Write(data []byte) (n int, err error) {
+	// [emily-go patch] bounds checked against what is left, name and
+	// value length included: a short property from a peer sliced out of
+	// range (found by kernel.FuzzZMTPConn).
+	if len(data) == 0 {
+		return 0, io.ErrUnexpectedEOF
+	}
 	klen := int(data[n])
 	n++
-	if klen > len(data) {
+	if n+klen+4 > len(data) {
 		return n, io.ErrUnexpectedEOF
 	}
 

@@ -81,7 +81,9 @@ func (sck SocketType) IsCompatible(peer SocketType) bool {
 			return true
 		}
 	default:
-		panic("unknown socket-type: \"" + string(sck) + "\"")
+		// [emily-go patch] sck is the type the peer announced in its
+		// READY command: a peer must not be able to panic the process.
+		return false
 	}
 
 	return false
