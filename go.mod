@@ -16,3 +16,6 @@ require (
 	golang.org/x/sys v0.5.0 // indirect
 	golang.org/x/text v0.15.0 // indirect
 )
+
+// A fork of yaegi v0.16.1 with small fixes: third_party/yaegi/PATCHES.md.
+replace github.com/traefik/yaegi => ./third_party/yaegi
