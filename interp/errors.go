@@ -61,6 +61,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // map positions in yaegi's messages back to the cell.
 type chunkFile struct {
 	cell   int
+	origin Origin      // where the cell comes from
 	code   string      // the cell, magic lines blanked
 	prefix int         // bytes of the file before the cell's text
 	file   *token.File // in yaegi's FileSet
@@ -98,24 +99,45 @@ func (s *Session) positions(msg string) (string, int) {
 		line, _ := strconv.Atoi(sub[2])
 		col, _ := strconv.Atoi(sub[3])
 		o := cf.offset(line, col)
-		l, c := lineCol(cf.code, o)
-		if cf.cell == s.cellNum {
-			if first < 0 {
-				first = o
-			}
-			return fmt.Sprintf("%d:%d", l, c)
+		if cf.cell == s.cellNum && first < 0 {
+			first = o
 		}
-		return fmt.Sprintf("cell%d:%d:%d", cf.cell, l, c)
+		return s.cellPos(cf.cell, cf.origin, cf.code, o)
 	})
 	return out, first
 }
 
-// sourceLines shows the line of code at offset o with a caret under it.
-func sourceLines(code string, o int) []string {
+// cellPos names offset o of a cell: "FILE:line:col" when the cell has an
+// origin, else "line:col" in the cell being run and "cellN:line:col" in
+// an earlier one. The caller holds filesMu.
+func (s *Session) cellPos(cell int, origin Origin, code string, o int) string {
+	l, c := lineCol(code, o)
+	switch {
+	case origin.Name != "":
+		return fmt.Sprintf("%s:%d:%d", origin.Name, l+origin.line()-1, c)
+	case cell == s.cellNum:
+		return fmt.Sprintf("%d:%d", l, c)
+	}
+	return fmt.Sprintf("cell%d:%d:%d", cell, l, c)
+}
+
+// errorAt reports a compile error that the session found itself, at
+// offset o of the cell being run.
+func (s *Session) errorAt(code string, o int, msg string) *Error {
+	s.filesMu.Lock()
+	pos, origin := s.cellPos(s.cellNum, s.origin, code, o), s.origin
+	s.filesMu.Unlock()
+	return &Error{Name: CompileError, Msg: pos + ": " + msg, Source: sourceLines(code, o, origin.line())}
+}
+
+// sourceLines shows the line of code at offset o with a caret under it,
+// numbered from firstLine for the cell's first line.
+func sourceLines(code string, o, firstLine int) []string {
 	if o < 0 || o > len(code) {
 		return nil
 	}
-	line, col := lineCol(code, o)
+	line, _ := lineCol(code, o)
+	line += firstLine - 1
 	start := strings.LastIndexByte(code[:o], '\n') + 1
 	end := strings.IndexByte(code[o:], '\n')
 	if end < 0 {
@@ -124,7 +146,7 @@ func sourceLines(code string, o int) []string {
 		end += o
 	}
 	text := strings.ReplaceAll(code[start:end], "\t", "    ")
-	pad := strings.ReplaceAll(code[start:start+col-1], "\t", "    ")
+	pad := strings.ReplaceAll(code[start:o], "\t", "    ")
 	num := strconv.Itoa(line)
 	return []string{
 		fmt.Sprintf("  %s | %s", num, text),
@@ -153,33 +175,34 @@ func clarify(msg string) string {
 
 // compileError reports a chunk that yaegi or go/parser rejected.
 func (s *Session) compileError(err error, code string) *Error {
-	msg, first := s.positions(clarify(err.Error()))
+	msg, first := s.positions(s.explainImport(clarify(err.Error())))
 	e := &Error{Name: CompileError, Msg: msg, Err: err}
 	if first >= 0 {
-		e.Source = sourceLines(code, first)
+		e.Source = sourceLines(code, first, s.origin.line())
 	}
 	return e
 }
 
 // parseError reports a syntax error found before the chunk went to yaegi:
 // positions are file offsets of a source with prefix bytes before the cell.
-func parseError(err error, code string, prefix int) *Error {
+func (s *Session) parseError(err error, code string, prefix int) *Error {
 	var list scanner.ErrorList
 	if !errors.As(err, &list) || len(list) == 0 {
 		return &Error{Name: CompileError, Msg: err.Error(), Err: err}
 	}
 	first := list[0]
 	o := min(max(first.Pos.Offset-prefix, 0), len(code))
-	line, col := lineCol(code, o)
-	msg := fmt.Sprintf("%d:%d: %s", line, col, first.Msg)
-	if strings.HasPrefix(strings.TrimSpace(code[o-col+1:]), "%") {
-		msg = fmt.Sprintf("%d:%d: a %%magic line must be at the top of the cell, before any Go code", line, col)
+	msg := first.Msg
+	if strings.HasPrefix(strings.TrimSpace(code[strings.LastIndexByte(code[:o], '\n')+1:]), "%") {
+		msg = "a %magic line must be at the top of the cell, before any Go code"
 		list = list[:1]
 	}
 	if len(list) > 1 {
 		msg += fmt.Sprintf(" (and %d more errors)", len(list)-1)
 	}
-	return &Error{Name: CompileError, Msg: msg, Source: sourceLines(code, o), Err: err}
+	e := s.errorAt(code, o, msg)
+	e.Err = err
+	return e
 }
 
 // runtimeError reports a panic of the cell, with the interpreted frames
@@ -212,7 +235,7 @@ func (s *Session) runtimeError(p interp.Panic, frames []frame, code string) *Err
 		e.Frames = append(e.Frames, pos+" in "+funcLabel(f.fn))
 	}
 	if first >= 0 {
-		e.Source = sourceLines(code, first)
+		e.Source = sourceLines(code, first, s.origin.line())
 	}
 	return e
 }

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -16,7 +17,15 @@ import (
 // value of its final expression.
 func (s *Session) runCode(ctx context.Context, code string, units []unit) (Result, error) {
 	var res Result
-	for _, c := range groupChunks(units, func(u unit) bool { return isExprUnit(code, u) }) {
+	chunks, err := planChunks(code, units, func(u unit) bool { return isExprUnit(code, u) })
+	if err != nil {
+		var ce *cellError
+		if errors.As(err, &ce) {
+			return Result{}, s.errorAt(code, ce.off, ce.msg)
+		}
+		return Result{}, err
+	}
+	for _, c := range chunks {
 		r, err := s.runChunk(ctx, code, c)
 		if err != nil {
 			return Result{}, err
@@ -31,19 +40,18 @@ func (s *Session) runCode(ctx context.Context, code string, units []unit) (Resul
 // runChunk parses a chunk, rewrites it (interrupt checks, goroutine
 // recovers, Show around the final expression), compiles and runs it.
 func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, error) {
-	src, prefix := chunkSource(c.kind, code, c.lo, code[c.lo:c.hi])
+	text := c.text(code)
+	src, prefix := chunkSource(c.kind, text)
 	fset := token.NewFileSet()
 	p, err := parseSource(fset, "", c.kind, src)
 	if err != nil {
-		return Result{}, parseError(err, code, prefix)
+		return Result{}, s.parseError(err, code, prefix)
 	}
 	off := func(pos token.Pos) int { return fset.File(pos).Offset(pos) - prefix }
 	// yaegi reports some undefined names as "constant definition loop",
 	// and a failed compile leaves them half-declared: check first.
 	if id := s.undefinedName(p); id != nil {
-		o := off(id.Pos())
-		line, col := lineCol(code, o)
-		return Result{}, &Error{Name: CompileError, Msg: fmt.Sprintf("%d:%d: undefined: %s", line, col, id.Name), Source: sourceLines(code, o)}
+		return Result{}, s.errorAt(code, off(id.Pos()), "undefined: "+id.Name)
 	}
 	var show ast.Expr
 	if c.show {
@@ -53,7 +61,7 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 	}
 	goSeq := s.goSeq
 	rewrite := func(show ast.Expr) *rewriter {
-		r := &rewriter{src: code}
+		r := &rewriter{src: text}
 		seq := goSeq
 		rewriteChunk(r, p, off, &seq)
 		s.goSeq = seq
@@ -64,12 +72,12 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 		r.sortEdits()
 		return r
 	}
-	prog, err := s.compile(code, c, rewrite(show))
+	prog, err := s.compile(code, c.kind, rewrite(show))
 	if err != nil && show != nil {
 		// The expression has no single value to pass to Show (a call of
 		// a function without results, say): run it as a plain statement.
 		show = nil
-		prog, err = s.compile(code, c, rewrite(nil))
+		prog, err = s.compile(code, c.kind, rewrite(nil))
 	}
 	if err != nil {
 		return Result{}, err
@@ -95,19 +103,18 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 // this cell, even from later cells), and compiles it. The name ends in
 // "/_.go" because yaegi keys imports by the base name of the file: all
 // chunks must share it to see the session's imports.
-func (s *Session) compile(code string, c chunk, r *rewriter) (*interp.Program, error) {
+func (s *Session) compile(code string, kind chunkKind, r *rewriter) (*interp.Program, error) {
 	m := &posMap{}
-	m.add(0, 0, true) // the blanked cell before the chunk
-	text := r.render(c.lo, c.hi, m, c.lo)
-	src, prefix := chunkSource(c.kind, code, c.lo, text)
+	text := r.render(0, len(r.src), m, 0)
+	src, prefix := chunkSource(kind, text)
 
 	s.filesMu.Lock()
 	s.fileSeq++
 	name := fmt.Sprintf("cell%d#%d/_.go", s.cellNum, s.fileSeq)
-	cf := &chunkFile{cell: s.cellNum, code: code, prefix: prefix, m: m}
+	cf := &chunkFile{cell: s.cellNum, origin: s.origin, code: code, prefix: prefix, m: m}
 	s.filesMu.Unlock()
 
-	p, err := parseSource(s.yi.FileSet(), name, c.kind, src)
+	p, err := parseSource(s.yi.FileSet(), name, kind, src)
 	if err != nil {
 		// The rewrite broke the syntax: a bug, but report it in cell terms.
 		return nil, &Error{Name: CompileError, Msg: "internal error: rewritten cell does not parse: " + err.Error(), Err: err}

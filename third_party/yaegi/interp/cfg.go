@@ -840,7 +840,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case defineXStmt:
 			wireChild(n)
-			if sc.def == nil {
+			if sc.def == nil && gtaDefined(n) {
 				// In global scope, type definition already handled by GTA.
 				break
 			}
@@ -3152,4 +3152,17 @@ func sizeof(n *node) {
 	n.gen = nop
 	n.typ = n.scope.getType("uintptr")
 	n.rval = reflect.ValueOf(n.child[1].typ.TypeOf().Size())
+}
+
+// gtaDefined reports whether GTA has already declared the variables of the
+// global define n: GTA skips every statement block but its root, so a
+// define in a nested block of the global scope (a top-level for body in
+// the REPL) is left to cfg. (emily patch 2)
+func gtaDefined(n *node) bool {
+	for a := n.anc; a != nil; a = a.anc {
+		if a.kind == blockStmt && a.anc != nil {
+			return false
+		}
+	}
+	return true
 }

@@ -180,6 +180,7 @@ type opt struct {
 	fastChan     bool              // disable cancellable chan operations
 	specialStdio bool              // allows os.Stdin, os.Stdout, os.Stderr to not be file descriptors
 	unrestricted bool              // allow use of non-sandboxed symbols
+	noAutoMain   bool              // do not run main after compiling (emily patch 3)
 }
 
 // Interpreter contains global resources and state.
@@ -317,6 +318,12 @@ type Options struct {
 
 	// Unrestricted allows to run non sandboxed stdlib symbols such as os/exec and environment
 	Unrestricted bool
+
+	// NoAutoMain stops CompileAST from scheduling the main function to run
+	// after a compile: main is then an ordinary function, called when the
+	// program calls it. (emily patch 3: a REPL that defines main would run
+	// it again after every later input.)
+	NoAutoMain bool
 }
 
 // New returns a new interpreter.
@@ -351,6 +358,8 @@ func New(options Options) *Interpreter {
 	if i.opt.args = options.Args; i.opt.args == nil {
 		i.opt.args = os.Args
 	}
+
+	i.opt.noAutoMain = options.NoAutoMain
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
 	if options.Unrestricted {

@@ -121,7 +121,7 @@ func (interp *Interpreter) CompileAST(n ast.Node) (*Program, error) {
 	interp.mutex.Unlock()
 
 	// Add main to list of functions to run, after all inits.
-	if m := gs.sym[mainID]; pkgName == mainID && m != nil {
+	if m := gs.sym[mainID]; pkgName == mainID && m != nil && !interp.opt.noAutoMain {
 		initNodes = append(initNodes, m.node)
 	}
 

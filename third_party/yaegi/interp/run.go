@@ -3543,6 +3543,8 @@ func recv(n *node) {
 				if chosen == 0 {
 					return nil
 				}
+				// emily patch 1: store the received value, as the fast path does.
+				getFrame(f, l).data[i] = v
 				if v.Bool() {
 					return tnext
 				}
