@@ -162,6 +162,8 @@ var yaegiMessages = []struct {
 	// A panic of yaegi's compiler that wraps an ordinary compile error.
 	{regexp.MustCompile(`^yaegi cannot compile this: \S+: CFG post-order panic: `), ""},
 	{regexp.MustCompile(`incomplete type (\w+)$`), "undefined: $1"},
+	// yaegi keys imports by name and file ("fmt/_.go" for the session's).
+	{regexp.MustCompile(`(\w+)/_\.go redeclared in this block`), "$1 redeclared in this block"},
 	{regexp.MustCompile(`constant definition loop$`), "constant definition loop (is a name undefined?)"},
 	{regexp.MustCompile(`^yaegi cannot compile this: nil type$`), "yaegi cannot compile this: nil type (yaegi v0.16.1 cannot range over an int or a function: use a three-clause for loop)"},
 }

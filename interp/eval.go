@@ -21,7 +21,13 @@ func (s *Session) runCode(ctx context.Context, code string, units []unit) (Resul
 	if err != nil {
 		var ce *cellError
 		if errors.As(err, &ce) {
-			return Result{}, s.errorAt(code, ce.off, ce.msg)
+			msg := ce.msg
+			if ce.prev >= 0 {
+				s.filesMu.Lock()
+				msg += "\n\tprevious declaration at " + s.cellPos(s.cellNum, s.origin, code, ce.prev)
+				s.filesMu.Unlock()
+			}
+			return Result{}, s.errorAt(code, ce.off, msg)
 		}
 		return Result{}, err
 	}
@@ -154,6 +160,16 @@ func (s *Session) undefinedName(p parsed) *ast.Ident {
 			if id, ok := kv.Key.(*ast.Ident); ok {
 				keys[id] = true
 			}
+		}
+		// yaegi reports an undefined receiver type itself, at the
+		// method (as plain yaegi does), and leaves nothing half-declared.
+		if fd, ok := n.(*ast.FuncDecl); ok && fd.Recv != nil {
+			ast.Inspect(fd.Recv, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					keys[id] = true
+				}
+				return true
+			})
 		}
 		return true
 	})

@@ -37,7 +37,7 @@ twice()`)
 		t.Errorf("after redeclaring b: b() = %q, want 40", r.res.Text)
 	}
 	r = run(t, s, "func c() {}\nvar c = 1")
-	if errorName(r.err) != CompileError || !contains(r.err.Error(), "2:5: c redeclared in this block (other declaration at 1:6)") {
+	if errorName(r.err) != CompileError || !contains(r.err.Error(), "2:5: c redeclared in this block\n\tprevious declaration at 1:6") {
 		t.Errorf("redeclared within a cell: %v", r.err)
 	}
 }
@@ -129,6 +129,14 @@ func TestArgs(t *testing.T) {
 	defer s.Close()
 	if r := mustRun(t, s, `import "os"`, "os.Args"); r.res.Text != "[prog.go -n 3]" {
 		t.Errorf("os.Args = %q", r.res.Text)
+	}
+	// Patch 5: the flag package parses the session's Args, not the host
+	// program's (go test's -test.* flags here, emily-repl's in a kernel).
+	if r := mustRun(t, s, `import "flag"
+n := flag.Int("n", 1, "")
+flag.Parse()
+*n`); r.res.Text != "3" {
+		t.Errorf("flag -n = %q", r.res.Text)
 	}
 }
 

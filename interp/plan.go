@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"strconv"
 	"strings"
 )
 
@@ -17,10 +18,12 @@ import (
 // func f() int { return x }) cannot go first: it stays in its place among
 // the statements, with the declarations that depend on it.
 
-// cellError is an error at a cell offset; the session adds the position.
+// cellError is an error at a cell offset; the session adds the position,
+// and that of an earlier declaration when prev >= 0.
 type cellError struct {
-	off int
-	msg string
+	off  int
+	msg  string
+	prev int
 }
 
 func (e *cellError) Error() string { return e.msg }
@@ -65,10 +68,10 @@ func dropPackageClause(code string, units []unit) ([]unit, error) {
 		}
 		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(code[u.lo:u.hi]), "package"))
 		if i > 0 {
-			return nil, &cellError{u.lo, "syntax error: a package clause must come first in the cell"}
+			return nil, &cellError{u.lo, "syntax error: a package clause must come first in the cell", -1}
 		}
 		if name != "main" {
-			return nil, &cellError{u.lo, fmt.Sprintf("package %s: a session runs package main; write package main or leave the clause out", name)}
+			return nil, &cellError{u.lo, fmt.Sprintf("package %s: a session runs package main; write package main or leave the clause out", name), -1}
 		}
 	}
 	return out, nil
@@ -83,6 +86,10 @@ type unitSyntax struct {
 type namePos struct {
 	name string
 	off  int // in the cell
+	// funcOff is the offset of "func" for a function; a function that
+	// redeclares an import is reported there, as yaegi does.
+	funcOff  int
+	isImport bool
 }
 
 // parseUnits parses the cell's declarations as one file and its statements
@@ -111,6 +118,23 @@ func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok
 	}
 	decls, stmts = map[int]*unitSyntax{}, map[int]*unitSyntax{}
 	fset := token.NewFileSet()
+	for i, u := range units {
+		if !u.isImport {
+			continue
+		}
+		src, prefix := chunkSource(declChunk, maskUnits(code, []unit{u}))
+		f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly)
+		if err != nil {
+			return nil, nil, false
+		}
+		us := &unitSyntax{}
+		for _, im := range f.Imports {
+			if id := importName(im); id != "" {
+				us.names = append(us.names, namePos{name: id, off: fset.Position(im.Pos()).Offset - prefix, funcOff: -1, isImport: true})
+			}
+		}
+		decls[i] = us
+	}
 	if len(du) > 0 {
 		src, prefix := chunkSource(declChunk, maskUnits(code, du))
 		f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
@@ -128,7 +152,11 @@ func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok
 				decls[i] = us
 			}
 			for _, id := range declNames(d) {
-				us.names = append(us.names, namePos{id.Name, fset.Position(id.Pos()).Offset - prefix})
+				n := namePos{name: id.Name, off: fset.Position(id.Pos()).Offset - prefix, funcOff: -1}
+				if _, ok := d.(*ast.FuncDecl); ok {
+					n.funcOff = fset.Position(d.Pos()).Offset - prefix
+				}
+				us.names = append(us.names, n)
 			}
 			collectRefs(d, us.refs)
 		}
@@ -151,7 +179,7 @@ func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok
 			if a, ok := st.(*ast.AssignStmt); ok && a.Tok == token.DEFINE {
 				for _, l := range a.Lhs {
 					if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
-						us.names = append(us.names, namePos{id.Name, fset.Position(id.Pos()).Offset - prefix})
+						us.names = append(us.names, namePos{name: id.Name, off: fset.Position(id.Pos()).Offset - prefix, funcOff: -1})
 					}
 				}
 			}
@@ -159,6 +187,31 @@ func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok
 		}
 	}
 	return decls, stmts, true
+}
+
+// importName returns the name an import declares, when it is sure: its
+// alias, or the last element of its path (before a /vN suffix) when that
+// is an identifier; "" for _ and . imports.
+func importName(im *ast.ImportSpec) string {
+	if im.Name != nil {
+		if im.Name.Name == "_" || im.Name.Name == "." {
+			return ""
+		}
+		return im.Name.Name
+	}
+	p, err := strconv.Unquote(im.Path.Value)
+	if err != nil {
+		return ""
+	}
+	elems := strings.Split(p, "/")
+	name := elems[len(elems)-1]
+	if len(elems) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		name = elems[len(elems)-2]
+	}
+	if !token.IsIdentifier(name) {
+		return ""
+	}
+	return name
 }
 
 // declNames returns the top-level names a declaration declares: not
@@ -215,8 +268,8 @@ func collectRefs(n ast.Node, refs map[string]bool) {
 // := (x, err := …; y, err := …), so two statements never conflict.
 func checkRedeclared(code string, units []unit, decls, stmts map[int]*unitSyntax) error {
 	type first struct {
-		off  int
-		decl bool
+		off            int
+		decl, isImport bool
 	}
 	seen := map[string]first{}
 	for i := range units {
@@ -229,11 +282,14 @@ func checkRedeclared(code string, units []unit, decls, stmts map[int]*unitSyntax
 		}
 		for _, n := range us.names {
 			if prev, ok := seen[n.name]; ok && (isDecl || prev.decl) {
-				l, c := lineCol(code, prev.off)
-				return &cellError{n.off, fmt.Sprintf("%s redeclared in this block (other declaration at %d:%d)", n.name, l, c)}
+				off := n.off
+				if prev.isImport && n.funcOff >= 0 {
+					off = n.funcOff
+				}
+				return &cellError{off, n.name + " redeclared in this block", prev.off}
 			}
 			if _, ok := seen[n.name]; !ok {
-				seen[n.name] = first{n.off, isDecl}
+				seen[n.name] = first{n.off, isDecl, n.isImport}
 			}
 		}
 	}

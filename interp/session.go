@@ -72,10 +72,10 @@ type Session struct {
 	fileSeq int                   // files compiled so far
 	files   map[string]*chunkFile // by file name, to map positions back to cells
 	goSeq   int                   // go statements rewritten so far
+	pending uint64                // goroutine of an execution stopped while in a compiled call
 
 	gopath     string   // where imports of Go source are looked up
 	importable []string // import paths of the built-in packages
-	pending uint64                // goroutine of an execution stopped while in a compiled call
 
 	executing   atomic.Bool
 	unsubscribe func()

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"go/token"
 	"strings"
 	"testing"
@@ -67,14 +68,28 @@ func TestPlanErrors(t *testing.T) {
 		"type T int\nfunc f() {}\ntype T string": "T redeclared in this block (other declaration at 1:6)",
 		"package foo\nx := 1":                    "package foo: a session runs package main",
 		"x := 1\npackage main":                   "a package clause must come first",
+		"import \"time\"\nvar time string":       "2:5: time redeclared in this block (other declaration at 1:8)",
+		"import (\n\t\"time\"\n\t\"time\"\n)":    "3:2: time redeclared in this block (other declaration at 2:2)",
+		"import \"math/rand/v2\"\nrand := 1":     "rand redeclared in this block",
 	}
 	for code, want := range tests {
 		_, err := planChunks(code, splitUnits(code), func(unit) bool { return false })
-		if err == nil || !strings.Contains(err.Error(), want) {
+		ce, ok := err.(*cellError)
+		if !ok {
 			t.Errorf("%q: got %v, want %q", code, err, want)
+			continue
+		}
+		line, col := lineCol(code, ce.off)
+		got := fmt.Sprintf("%d:%d: %s", line, col, ce.msg)
+		if ce.prev >= 0 {
+			l, c := lineCol(code, ce.prev)
+			got += fmt.Sprintf(" (other declaration at %d:%d)", l, c)
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("%q: got %s, want %q", code, got, want)
 		}
 	}
-	for _, code := range []string{"x, err := f()\ny, err := g()", "func init() {}\nfunc init() {}", "var _ = 1\nvar _ = 2"} {
+	for _, code := range []string{"x, err := f()\ny, err := g()", "func init() {}\nfunc init() {}", "var _ = 1\nvar _ = 2", "import \"fmt\"\nimport f \"fmt\"\nimport _ \"os\"\nimport _ \"io\""} {
 		if _, err := planChunks(code, splitUnits(code), func(unit) bool { return false }); err != nil {
 			t.Errorf("%q: %v", code, err)
 		}

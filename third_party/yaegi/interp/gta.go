@@ -259,11 +259,12 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 					// the key with the basename of the source file.
 					name = filepath.Join(name, baseName)
 					if sym, exists := sc.sym[name]; !exists {
-						sc.sym[name] = &symbol{kind: pkgSym, typ: &itype{cat: binPkgT, path: ipath, scope: sc}}
+						sc.sym[name] = &symbol{kind: pkgSym, typ: &itype{cat: binPkgT, path: ipath, scope: sc}, node: n}
 						break
-					} else if sym.kind == pkgSym && sym.typ.cat == binPkgT && sym.typ.path == ipath {
+					} else if sym.kind == pkgSym && sym.typ.cat == binPkgT && sym.typ.path == ipath && !sameFile(sym.node, n) {
 						// ignore re-import of identical package
-						// (emily patch 4: binPkgT here, was srcPkgT, which never matched)
+						// (emily patch 4: binPkgT here, was srcPkgT, which never
+						// matched; twice in one file stays an error, as in Go)
 						break
 					}
 
@@ -473,4 +474,12 @@ func equalNodes(a, b []*node) bool {
 		}
 	}
 	return true
+}
+
+// sameFile reports whether two nodes come from one source file. (emily patch 4)
+func sameFile(a, b *node) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	return a.interp.fset.Position(a.pos).Filename == b.interp.fset.Position(b.pos).Filename
 }

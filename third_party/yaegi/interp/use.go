@@ -182,9 +182,25 @@ func fixStdlib(interp *Interpreter) {
 	interp.mapTypes[p["Scanln"]] = interp.mapTypes[reflect.ValueOf(fmt.Scanln)]
 
 	if p = interp.binPkg["flag"]; p != nil {
-		c := flag.NewFlagSet(os.Args[0], flag.PanicOnError)
+		c := flag.NewFlagSet(interp.args[0], flag.PanicOnError)
 		c.SetOutput(stderr)
 		p["CommandLine"] = reflect.ValueOf(&c).Elem()
+		// emily patch 5: the package functions (flag.Int, flag.Parse, ...)
+		// work on the interpreter's CommandLine and Args, not on the host
+		// program's, so a program's flags neither see the host's arguments
+		// nor collide with its flags or another interpreter's.
+		cv := reflect.ValueOf(c)
+		for name, v := range p {
+			if m := cv.MethodByName(name); m.IsValid() && v.Kind() == reflect.Func && m.Type() == v.Type() {
+				p[name] = m
+			}
+		}
+		args := interp.args
+		p["Parse"] = reflect.ValueOf(func() {
+			if len(args) > 0 {
+				_ = c.Parse(args[1:])
+			}
+		})
 	}
 
 	if p = interp.binPkg["log"]; p != nil {
