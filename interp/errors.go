@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"go/scanner"
-	"go/token"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -57,54 +56,64 @@ func (e *Error) Traceback() []string {
 // Unwrap returns the cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// chunkFile is what the session remembers of each chunk it compiled, to
-// map positions in yaegi's messages back to the cell.
-type chunkFile struct {
-	cell   int
-	origin Origin      // where the cell comes from
-	code   string      // the cell, magic lines blanked
-	prefix int         // bytes of the file before the cell's text
-	file   *token.File // in yaegi's FileSet
-	m      *posMap
-}
+// Each chunk's source starts with a line directive naming the cell
+// ("/*line cell3:1:1*/", "/*line prog.go:12:1*/"), and every piece of
+// text the session inserts is followed by one that restores the cell's
+// position: yaegi's messages, its panic frames and the runtime errors a
+// program sees all carry the cell's own positions (see Session.compile).
 
-// offset returns the cell offset of line:col in the file.
-func (cf *chunkFile) offset(line, col int) int {
-	if line < 1 || line > cf.file.LineCount() {
-		return len(cf.code)
-	}
-	o := cf.file.Offset(cf.file.LineStart(line)) + col - 1 - cf.prefix
-	if cf.m != nil {
-		o = cf.m.cellOffset(o)
-	}
-	return o
-}
+// labelPos matches a position in yaegi's messages: label:line:column.
+var labelPos = regexp.MustCompile(`([^\s:()"'\[\]]+):(\d+):(\d+)`)
 
-// yaegiPos matches a position in yaegi's messages: the session names the
-// file of each chunk "cellN#K/_.go" (see Session.compile).
-var yaegiPos = regexp.MustCompile(`\b(cell\d+#\d+)/_\.go:(\d+):(\d+)`)
-
-// positions rewrites the session's file positions in msg to cell
-// positions, and returns the first one of the current cell (-1 if none).
+// positions rewrites positions in msg for the user: those of the cell
+// being run lose their label when it has no origin (they are "line:col"),
+// and returns the cell offset of the first one of the current cell (-1 if
+// none), to show its source line.
 func (s *Session) positions(msg string) (string, int) {
 	s.filesMu.Lock()
 	defer s.filesMu.Unlock()
 	first := -1
-	out := yaegiPos.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := yaegiPos.FindStringSubmatch(m)
-		cf := s.files[sub[1]]
-		if cf == nil {
+	out := labelPos.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := labelPos.FindStringSubmatch(m)
+		if sub[1] != s.label() {
 			return m
 		}
 		line, _ := strconv.Atoi(sub[2])
 		col, _ := strconv.Atoi(sub[3])
-		o := cf.offset(line, col)
-		if cf.cell == s.cellNum && first < 0 {
+		if o, ok := offsetOf(s.code, line-s.origin.line()+1, col); ok && first < 0 {
 			first = o
 		}
-		return s.cellPos(cf.cell, cf.origin, cf.code, o)
+		if s.origin.Name == "" {
+			return sub[2] + ":" + sub[3]
+		}
+		return m
 	})
 	return out, first
+}
+
+// label names the cell being run in positions: its origin, else "cellN".
+// The caller holds filesMu.
+func (s *Session) label() string {
+	if s.origin.Name != "" {
+		return s.origin.Name
+	}
+	return fmt.Sprintf("cell%d", s.cellNum)
+}
+
+// offsetOf returns the offset of 1-based line:col in code.
+func offsetOf(code string, line, col int) (int, bool) {
+	o := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(code[o:], '\n')
+		if i < 0 {
+			return 0, false
+		}
+		o += i + 1
+	}
+	if line < 1 || o+col-1 > len(code) || col < 1 {
+		return 0, false
+	}
+	return o + col - 1, true
 }
 
 // cellPos names offset o of a cell: "FILE:line:col" when the cell has an

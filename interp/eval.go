@@ -104,32 +104,27 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 	return makeResult(vs), nil
 }
 
-// compile renders the rewritten chunk, parses it into yaegi's file set
-// under a name of its own (so positions in messages can be mapped back to
-// this cell, even from later cells), and compiles it. The name ends in
-// "/_.go" because yaegi keys imports by the base name of the file: all
-// chunks must share it to see the session's imports.
+// compile renders the rewritten chunk with line directives that give
+// every original byte its position in the cell (see positions), parses it
+// into yaegi's file set and compiles it. The file is named "_.go" because
+// yaegi keys imports by the base name of the file: all chunks must share
+// it to see the session's imports (patch 6 keeps directives out of that).
 func (s *Session) compile(code string, kind chunkKind, r *rewriter) (*interp.Program, error) {
-	m := &posMap{}
-	text := r.render(0, len(r.src), m, 0)
-	src, prefix := chunkSource(kind, text)
-
 	s.filesMu.Lock()
-	s.fileSeq++
-	name := fmt.Sprintf("cell%d#%d/_.go", s.cellNum, s.fileSeq)
-	cf := &chunkFile{cell: s.cellNum, origin: s.origin, code: code, prefix: prefix, m: m}
+	s.code = code
+	label, first := s.label(), s.origin.line()
 	s.filesMu.Unlock()
-
-	p, err := parseSource(s.yi.FileSet(), name, kind, src)
+	directive := func(o int) string {
+		l, c := lineCol(code, o)
+		return fmt.Sprintf("/*line %s:%d:%d*/", label, l+first-1, c)
+	}
+	r.directive = directive
+	src, _ := chunkSource(kind, directive(0)+r.render(0, len(r.src)))
+	p, err := parseSource(s.yi.FileSet(), "_.go", kind, src)
 	if err != nil {
 		// The rewrite broke the syntax: a bug, but report it in cell terms.
 		return nil, &Error{Name: CompileError, Msg: "internal error: rewritten cell does not parse: " + err.Error(), Err: err}
 	}
-	cf.file = s.yi.FileSet().File(p.node().Pos())
-	s.filesMu.Lock()
-	s.files[strings.TrimSuffix(name, "/_.go")] = cf
-	s.filesMu.Unlock()
-
 	prog, err := compileAST(s.yi, p.node())
 	if err != nil {
 		return nil, s.compileError(err, code)

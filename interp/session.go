@@ -66,13 +66,12 @@ type Session struct {
 	frames *frameFilter
 	grace  time.Duration
 
-	filesMu sync.Mutex            // goroutine panics map positions while a cell runs
-	cellNum int                   // Execute calls so far
-	origin  Origin                // of the cell being run
-	fileSeq int                   // files compiled so far
-	files   map[string]*chunkFile // by file name, to map positions back to cells
-	goSeq   int                   // go statements rewritten so far
-	pending uint64                // goroutine of an execution stopped while in a compiled call
+	filesMu sync.Mutex // goroutine panics map positions while a cell runs
+	cellNum int        // Execute calls so far
+	origin  Origin     // of the cell being run
+	code    string     // the cell being run, magic lines blanked
+	goSeq   int        // go statements rewritten so far
+	pending uint64     // goroutine of an execution stopped while in a compiled call
 
 	gopath     string   // where imports of Go source are looked up
 	importable []string // import paths of the built-in packages
@@ -93,7 +92,6 @@ func New(opts Options) (*Session, error) {
 		stdout: newSwitchWriter(orWriter(opts.Stdout, os.Stdout)),
 		stderr: newSwitchWriter(orWriter(opts.Stderr, os.Stderr)),
 		grace:  opts.InterruptGrace,
-		files:  map[string]*chunkFile{},
 		jits:   map[string]*jitEntry{},
 	}
 	if s.grace <= 0 {

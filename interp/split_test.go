@@ -116,7 +116,7 @@ func TestRewriteGo(t *testing.T) {
 	seq := 0
 	rewriteChunk(r, p, offsetIn(p, len(stmtPrefix)), &seq)
 	r.sortEdits()
-	got := r.render(0, len(code), nil, 0)
+	got := r.render(0, len(code))
 	want := "{ __emily_go0, __emily_go0_0, __emily_go0_2 := f, x, g(y); go func() { " + goRecoverStmt + "__emily_go0(__emily_go0_0, 1, __emily_go0_2...) }() }\n" +
 		"go func(n int) {" + goRecoverStmt + " use(n) }(i)\n" +
 		"{ go func() { " + goRecoverStmt + "println(\"a\") }() }\n" +

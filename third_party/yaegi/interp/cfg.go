@@ -64,7 +64,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 	var initNodes []*node
 	var err error
 
-	baseName := filepath.Base(interp.fset.Position(root.pos).Filename)
+	baseName := filepath.Base(interp.fset.PositionFor(root.pos, false).Filename) // emily patch 6: the file, not a //line directive
 
 	root.Walk(func(n *node) bool {
 		// Pre-order processing
@@ -2522,7 +2522,7 @@ func (n *node) isType(sc *scope) bool {
 		}
 	case selectorExpr:
 		pkg, name := n.child[0].ident, n.child[1].ident
-		baseName := filepath.Base(n.interp.fset.Position(n.pos).Filename)
+		baseName := filepath.Base(n.interp.fset.PositionFor(n.pos, false).Filename) // emily patch 6: the file, not a //line directive
 		suffixedPkg := filepath.Join(pkg, baseName)
 		sym, _, ok := sc.lookup(suffixedPkg)
 		if !ok {

@@ -15,7 +15,7 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 	var err error
 	var revisit []*node
 
-	baseName := filepath.Base(interp.fset.Position(root.pos).Filename)
+	baseName := filepath.Base(interp.fset.PositionFor(root.pos, false).Filename) // emily patch 6: the file, not a //line directive
 
 	root.Walk(func(n *node) bool {
 		if err != nil {
@@ -481,5 +481,5 @@ func sameFile(a, b *node) bool {
 	if a == nil || b == nil {
 		return false
 	}
-	return a.interp.fset.Position(a.pos).Filename == b.interp.fset.Position(b.pos).Filename
+	return a.interp.fset.File(a.pos) == b.interp.fset.File(b.pos)
 }

@@ -779,7 +779,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		sym, _, found := sc.lookup(n.ident)
 		if !found {
 			// retry with the filename, in case ident is a package name.
-			baseName := filepath.Base(interp.fset.Position(n.pos).Filename)
+			baseName := filepath.Base(interp.fset.PositionFor(n.pos, false).Filename) // emily patch 6: the file, not a //line directive
 			ident := filepath.Join(n.ident, baseName)
 			sym, _, found = sc.lookup(ident)
 			if !found {
@@ -1189,7 +1189,7 @@ func findPackageType(interp *Interpreter, sc *scope, n *node) *itype {
 		sc = sc.anc
 	}
 
-	baseName := filepath.Base(interp.fset.Position(n.pos).Filename)
+	baseName := filepath.Base(interp.fset.PositionFor(n.pos, false).Filename) // emily patch 6: the file, not a //line directive
 	sym, _, found := sc.lookup(filepath.Join(n.ident, baseName))
 	if !found || sym.typ == nil && sym.typ.cat != srcPkgT && sym.typ.cat != binPkgT {
 		return nil
