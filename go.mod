@@ -19,3 +19,5 @@ require (
 
 // A fork of yaegi v0.16.1 with small fixes: third_party/yaegi/PATCHES.md.
 replace github.com/traefik/yaegi => ./third_party/yaegi
+
+replace github.com/go-zeromq/zmq4 => ./third_party/zmq4

@@ -6,12 +6,15 @@
 //
 // MLX comes from the mlx-cpu PyPI wheel that scripts/install-mlx.sh unpacks
 // into .deps/mlx; the rpath below lets binaries run without LD_LIBRARY_PATH.
+// Its first entry is relative to the binary ($ORIGIN, i.e. bin/), so a
+// checkout that moves keeps working; the absolute second entry serves test
+// binaries, which go builds in a temporary directory.
 package mlxbind
 
 /*
 #cgo CXXFLAGS: -std=c++20 -O2 -I${SRCDIR}/../.deps/mlx/mlx/include -Wno-deprecated-declarations
 #cgo CFLAGS: -I${SRCDIR}
-#cgo LDFLAGS: -L${SRCDIR}/../.deps/mlx/mlx/lib -lmlx -Wl,-rpath,${SRCDIR}/../.deps/mlx/mlx/lib -lstdc++
+#cgo LDFLAGS: -L${SRCDIR}/../.deps/mlx/mlx/lib -lmlx -Wl,-rpath,$ORIGIN/../.deps/mlx/mlx/lib -Wl,-rpath,${SRCDIR}/../.deps/mlx/mlx/lib -lstdc++
 #include <stdlib.h>
 #include "shim.h"
 */
