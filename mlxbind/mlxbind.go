@@ -4,11 +4,14 @@
 // program replay. Every call returns an error instead of letting a C++
 // exception reach Go.
 //
-// MLX comes from the mlx-cpu PyPI wheel that scripts/install-mlx.sh unpacks
-// into .deps/mlx; the rpath below lets binaries run without LD_LIBRARY_PATH.
-// Its first entry is relative to the binary ($ORIGIN, i.e. bin/), so a
-// checkout that moves keeps working; the absolute second entry serves test
-// binaries, which go builds in a temporary directory.
+// MLX comes from the PyPI backend wheel (mlx-cpu or mlx-cuda-13) that
+// scripts/install-mlx.sh unpacks into .deps/mlx. Binaries find libmlx.so by
+// rpath, with no LD_LIBRARY_PATH: first $ORIGIN/../.deps/mlx/mlx/lib, so a
+// binary in bin/ next to a .deps/ folder runs wherever the pair is copied
+// (the GPU script relies on it), then the absolute path of this checkout's
+// .deps, for test binaries that `go test` runs from a temporary folder.
+// libmlx.so finds the rest (its BLAS, the NVIDIA libraries) through its
+// own RPATH.
 package mlxbind
 
 /*
