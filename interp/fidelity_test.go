@@ -2,6 +2,8 @@ package interp
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,6 +73,17 @@ import "syscall"
 fmt.Sprint(unsafe.Sizeof(int64(0)), syscall.Getpagesize() > 0)`)
 	if r.res.Text != "8 true" {
 		t.Errorf("unsafe: %q", r.res.Text)
+	}
+	// Every package yaegi ships (the standard library, unsafe, syscall)
+	// and emily's import, all in one cell.
+	var all strings.Builder
+	all.WriteString("import (\n")
+	for _, p := range s.importable {
+		fmt.Fprintf(&all, "\t_ %q\n", p)
+	}
+	mustRun(t, s, all.String()+")")
+	if n := len(s.importable); n < 150 || !slices.Contains(s.importable, "unsafe") || !slices.Contains(s.importable, "syscall") || !slices.Contains(s.importable, "github.com/emily-go/emily") {
+		t.Errorf("importable: %d packages: %v", n, s.importable)
 	}
 	r = run(t, s, `import "math/rnd"`)
 	if r.err == nil || !contains(r.err.Error(), `1:8: cannot import "math/rnd"`) || !contains(r.err.Error(), `did you mean "math/rand"?`) || !contains(r.err.Error(), "standard library") {
