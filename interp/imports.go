@@ -15,7 +15,8 @@ func importablePaths(exports ...interp.Exports) []string {
 	seen := map[string]bool{}
 	for _, e := range exports {
 		for k := range e {
-			if p := path.Dir(k); p != rtPath && p != "." {
+			// "github.com/traefik/yaegi" holds yaegi's hooks, not a package.
+			if p := path.Dir(k); p != rtPath && p != "." && p != "github.com/traefik/yaegi" {
 				seen[p] = true
 			}
 		}
