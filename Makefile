@@ -10,6 +10,12 @@ PY      := $(VENV)/bin/python
 GOFILES := $(shell find . -name '*.go' -not -path './.deps/*' -not -path './.venv/*')
 CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 
+# Go's build and test caches do not see which libmlx.so .deps/mlx points at;
+# naming the backend in the cgo flags (read when each recipe runs, after
+# `mlx` re-pointed the link) keeps a switch from reusing the other
+# backend's cached builds and test results.
+export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
+
 .PHONY: run test setup mlx venv build test-go test-race test-py lint bench clean kernel-install generate
 
 run: build
@@ -45,8 +51,11 @@ test-race:
 test-py: build
 	$(PY) -m pytest -q tests/
 
-bench: build venv
-	$(GO) run ./bench
+# Emily's lanes beside MLX's Python API (same MLX version) and NumPy, in
+# one run; .venv-bench holds those (scripts/setup-bench-venv.sh).
+bench: build
+	@scripts/setup-bench-venv.sh
+	$(GO) run ./bench -python .venv-bench/bin/python
 
 kernel-install: build
 	./$(BIN) install --user
