@@ -25,6 +25,10 @@ type request struct {
 	Op     string `json:"op"` // execute, interrupt, complete, is_complete
 	Code   string `json:"code,omitempty"`
 	Cursor int    `json:"cursor,omitempty"`
+	// Origin names where the cell comes from (interp.Origin), for
+	// positions in messages: "cell5" is In [5].
+	OriginName string `json:"origin_name,omitempty"`
+	OriginLine int    `json:"origin_line,omitempty"`
 }
 
 // event is what the worker sends back.

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/emily-go/emily/interp"
 )
 
 // Options configure a Supervisor.
@@ -49,10 +51,16 @@ type Supervisor struct {
 
 	// Cells that succeeded in the current worker, and in the one before
 	// the last restart (what %replay runs).
-	succeeded, replayable []string
+	succeeded, replayable []cellRecord
 	cellNum               int    // cells executed, for crash reports
 	lastCell              string // the last cell sent, for idle crashes
 	lastNum               int
+}
+
+// cellRecord is a cell as %replay re-runs it.
+type cellRecord struct {
+	code   string
+	origin interp.Origin
 }
 
 // New starts a Supervisor and its first worker.
@@ -130,6 +138,12 @@ func indent(s string) string {
 // gives a *CrashError too, after a fresh worker has started. "%replay"
 // re-runs the cells that had succeeded before the last restart.
 func (sv *Supervisor) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (Result, error) {
+	return sv.ExecuteFrom(ctx, interp.Origin{}, code, stdout, stderr)
+}
+
+// ExecuteFrom is Execute for code that comes from origin (positions in
+// messages name it).
+func (sv *Supervisor) ExecuteFrom(ctx context.Context, origin interp.Origin, code string, stdout, stderr io.Writer) (Result, error) {
 	sv.execMu.Lock()
 	defer sv.execMu.Unlock()
 	if strings.TrimSpace(code) == "%replay" {
@@ -143,16 +157,17 @@ func (sv *Supervisor) Execute(ctx context.Context, code string, stdout, stderr i
 	}
 	sv.cellNum++
 	sv.lastCell, sv.lastNum = code, sv.cellNum
-	res, err := sv.run(ctx, w, code, stdout, stderr)
+	res, err := sv.run(ctx, w, cellRecord{code, origin}, stdout, stderr)
 	if err == nil {
-		sv.succeeded = append(sv.succeeded, code)
+		sv.succeeded = append(sv.succeeded, cellRecord{code, origin})
 	}
 	return res, err
 }
 
 // run executes one cell in w and handles the ways it can end.
-func (sv *Supervisor) run(ctx context.Context, w *worker, code string, stdout, stderr io.Writer) (Result, error) {
-	done, err := w.execute(code, stdout, stderr)
+func (sv *Supervisor) run(ctx context.Context, w *worker, c cellRecord, stdout, stderr io.Writer) (Result, error) {
+	code := c.code
+	done, err := w.execute(c, stdout, stderr)
 	if err != nil {
 		return Result{}, sv.restartAfter(w, false, false, code, sv.cellNum)
 	}
@@ -225,14 +240,14 @@ func (sv *Supervisor) replay(ctx context.Context, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "%replay: nothing to replay (no restart, or no cell had succeeded before it)")
 		return nil
 	}
-	for i, code := range cells {
+	for i, c := range cells {
 		w := sv.worker()
 		sv.cellNum++
-		sv.lastCell, sv.lastNum = code, sv.cellNum
-		if _, err := sv.run(ctx, w, code, io.Discard, io.Discard); err != nil {
+		sv.lastCell, sv.lastNum = c.code, sv.cellNum
+		if _, err := sv.run(ctx, w, c, io.Discard, io.Discard); err != nil {
 			return fmt.Errorf("%%replay: cell %d of %d failed: %w", i+1, len(cells), err)
 		}
-		sv.succeeded = append(sv.succeeded, code)
+		sv.succeeded = append(sv.succeeded, c)
 	}
 	sv.replayable = nil
 	fmt.Fprintf(stdout, "replayed %d cell(s)\n", len(cells))
@@ -413,7 +428,7 @@ func (w *worker) send(r request) error {
 }
 
 // execute starts a cell and returns the channel its done event comes on.
-func (w *worker) execute(code string, stdout, stderr io.Writer) (<-chan event, error) {
+func (w *worker) execute(c cellRecord, stdout, stderr io.Writer) (<-chan event, error) {
 	ch := make(chan event, 1)
 	w.mu.Lock()
 	w.nextID++
@@ -422,7 +437,7 @@ func (w *worker) execute(code string, stdout, stderr io.Writer) (<-chan event, e
 	w.outs[id] = [2]io.Writer{stdout, stderr}
 	w.running = id
 	w.mu.Unlock()
-	return ch, w.send(request{ID: id, Op: "execute", Code: code})
+	return ch, w.send(request{ID: id, Op: "execute", Code: c.code, OriginName: c.origin.Name, OriginLine: c.origin.Line})
 }
 
 // call sends a request and waits for its answer; false if the worker died.

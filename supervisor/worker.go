@@ -88,7 +88,7 @@ func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
 // execute runs one cell and returns its done event.
 func execute(ctx context.Context, s *interp.Session, r request, enc *encoder) event {
 	stdout, stderr := newOutput(enc, r.ID, "stdout"), newOutput(enc, r.ID, "stderr")
-	res, err := s.Execute(ctx, r.Code, stdout, stderr)
+	res, err := s.ExecuteFrom(ctx, interp.Origin{Name: r.OriginName, Line: r.OriginLine}, r.Code, stdout, stderr)
 	stdout.flush()
 	stderr.flush()
 	ev := event{ID: r.ID, Kind: "done"}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/interp"
 	"github.com/emily-go/emily/kernel"
 )
 
@@ -19,7 +20,13 @@ import (
 type kernelExecutor struct{ s cellSession }
 
 func (k kernelExecutor) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (kernel.MIMEBundle, error) {
-	res, err := k.s.Execute(ctx, code, stdout, stderr)
+	// Positions in messages name the cell by its execution count:
+	// "cell5:3:2" is line 3 of In [5].
+	var origin interp.Origin
+	if n, ok := kernel.ExecutionCount(ctx); ok {
+		origin.Name = fmt.Sprintf("cell%d", n)
+	}
+	res, err := k.s.ExecuteFrom(ctx, origin, code, stdout, stderr)
 	if err != nil || !res.Shown {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 // runs it in this process (for debugging the session itself).
 type cellSession interface {
 	Execute(ctx context.Context, code string, stdout, stderr io.Writer) (supervisor.Result, error)
+	ExecuteFrom(ctx context.Context, origin interp.Origin, code string, stdout, stderr io.Writer) (supervisor.Result, error)
 	Complete(code string, cursor int) ([]string, int, int)
 	IsComplete(code string) (bool, string)
 	Close() error
@@ -48,7 +49,11 @@ func newCellSession(log io.Writer) (cellSession, error) {
 type inProcess struct{ s *interp.Session }
 
 func (p inProcess) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (supervisor.Result, error) {
-	res, err := p.s.Execute(ctx, code, stdout, stderr)
+	return p.ExecuteFrom(ctx, interp.Origin{}, code, stdout, stderr)
+}
+
+func (p inProcess) ExecuteFrom(ctx context.Context, origin interp.Origin, code string, stdout, stderr io.Writer) (supervisor.Result, error) {
+	res, err := p.s.ExecuteFrom(ctx, origin, code, stdout, stderr)
 	if err != nil || !res.Shown {
 		return supervisor.Result{}, err
 	}
