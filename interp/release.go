@@ -2,6 +2,7 @@ package interp
 
 import (
 	"reflect"
+	"regexp"
 	"unsafe"
 
 	"github.com/emily-go/emily/mlxbind"
@@ -21,13 +22,23 @@ import (
 // when MLX's active memory has grown, collects so the finalizers free
 // them now rather than at some later evaluation.
 
+// goKeyword finds a go statement (or the word go, which is close enough).
+var goKeyword = regexp.MustCompile(`\bgo\b`)
+
 // releaseFloor is the active memory below which no collection is run
 // after a cell: a small session should not pay a GC per cell.
 const releaseFloor = 32 << 20
 
 // releaseDead drops the global frame's references to unreachable tensors
 // and frees their MLX memory when enough has accumulated.
-func (s *Session) releaseDead() {
+func (s *Session) releaseDead(code string) {
+	// Goroutines the session started may write to the global frame while
+	// this reads it (the race detector showed it): skip while any runs,
+	// and after a cell with a go statement, whose goroutine may not have
+	// reached its GoStart yet. A later cell releases what is left.
+	if s.rt.goLive.Load() > 0 || goKeyword.MatchString(code) {
+		return
+	}
 	data := globalFrame(s.yi)
 	if data == nil {
 		return

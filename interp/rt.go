@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/emily-go/emily"
 	"github.com/traefik/yaegi/interp"
@@ -38,6 +39,11 @@ type runtimeSyms struct {
 	jits   map[string]any // jitted funcs, read by the wrappers %jit declares
 
 	goPanic func(v any) // reports a panic that ended an interpreted goroutine
+
+	// goLive counts interpreted goroutines still running (GoStart at the
+	// top of each, GoPanic in its deferred recover): release.go does not
+	// scan yaegi's global frame while one may write to it.
+	goLive atomic.Int64
 }
 
 func newRuntimeSyms(goPanic func(any)) *runtimeSyms {
@@ -89,7 +95,11 @@ func (r *runtimeSyms) exports() interp.Exports {
 			"Stop":        reflect.ValueOf(r.stop),
 			"Interrupted": reflect.ValueOf(func() { panic(interrupted{}) }),
 			"Show":        show,
-			"GoPanic":     reflect.ValueOf(func(v any) { r.reportGoPanic(v) }),
+			"GoStart":     reflect.ValueOf(func() { r.goLive.Add(1) }),
+			"GoPanic": reflect.ValueOf(func(v any) {
+				defer r.goLive.Add(-1)
+				r.reportGoPanic(v)
+			}),
 			"JitFunc": reflect.ValueOf(func(name string) any {
 				r.mu.Lock()
 				defer r.mu.Unlock()
@@ -131,7 +141,7 @@ const checkStmt = "if len(" + rtName + ".Stop) != 0 { " + rtName + ".Interrupted
 // goRecoverStmt is inserted at the top of the body of every goroutine the
 // user starts: yaegi runs `go` without a recover, so a panic there would
 // kill the process.
-const goRecoverStmt = "defer func() { " + rtName + ".GoPanic(recover()) }(); "
+const goRecoverStmt = rtName + ".GoStart(); defer func() { " + rtName + ".GoPanic(recover()) }(); "
 
 // panicText renders a panic value for a message.
 func panicText(v any) string {

@@ -221,7 +221,7 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 		s.stdout.set(nil)
 		s.stderr.set(nil)
 		s.refreshCompletion()
-		s.releaseDead()
+		s.releaseDead(code)
 	}()
 
 	magics, rest := splitMagics(code)
