@@ -13,6 +13,7 @@ import (
 // are released as soon as the graph is built: MLX keeps what it still needs.
 func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbind.Array, error) {
 	vals := make(map[int]*mlxbind.Array, len(g.Nodes))
+	multi := map[int][]*mlxbind.Array{} // results of multi-result ops, by node
 	var made []*mlxbind.Array
 	release := func(keep map[*mlxbind.Array]bool) {
 		for _, a := range made {
@@ -29,21 +30,30 @@ func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 			v = inputs[n.Index]
 		case ir.ConstNode:
 			v = g.Consts[n.Index]
+		case ir.ResultNode:
+			v = multi[n.Inputs[0].ID][n.Index]
 		case ir.ApplyNode, ir.HostNode:
 			args := make([]*mlxbind.Array, len(n.Inputs))
 			for i, in := range n.Inputs {
 				args[i] = vals[in.ID]
 			}
+			var results []*mlxbind.Array
 			if n.Kind == ir.HostNode {
 				v, err = n.Host(args)
+				results = []*mlxbind.Array{v}
 			} else {
-				v, err = mlxbind.Op(s, int(n.Op), args, n.Attrs)
+				results, err = mlxbind.Op(s, int(n.Op), args, n.Attrs)
 			}
 			if err != nil {
 				release(nil)
 				return nil, fmt.Errorf("evaluator: %s: %w", n.Describe(), err)
 			}
-			made = append(made, v)
+			made = append(made, results...)
+			if n.Multi() {
+				multi[n.ID] = results
+			} else {
+				v = results[0]
+			}
 		}
 		vals[n.ID] = v
 	}
