@@ -4,7 +4,7 @@ package emily
 
 import "github.com/emily-go/emily/ir"
 
-// Elementwise, two operands (NumPy broadcasting).
+// Elementwise arithmetic, two operands (NumPy broadcasting).
 
 // Add returns a + b.
 //
@@ -103,6 +103,10 @@ func Minimum(a, b any) *Tensor {
 func (t *Tensor) Minimum(b any) *Tensor {
 	return Minimum(t, b)
 }
+
+// Comparisons and selection.
+
+// Logical and bitwise.
 
 // Elementwise, one operand.
 
@@ -323,6 +327,8 @@ func (t *Tensor) MeanKeepDims(axes ...int) *Tensor {
 	return MeanKeepDims(t, axes...)
 }
 
+// Cumulative.
+
 // Linear algebra.
 
 // Matmul is the matrix product of a and b, batched over leading axes.
@@ -337,6 +343,10 @@ func Matmul(a, b *Tensor) *Tensor {
 func (t *Tensor) Matmul(b *Tensor) *Tensor {
 	return Matmul(t, b)
 }
+
+// Neural networks.
+
+// FFT.
 
 // Shape.
 
@@ -382,6 +392,12 @@ func BroadcastTo(x *Tensor, dims ...int) *Tensor {
 func (t *Tensor) BroadcastTo(dims ...int) *Tensor {
 	return BroadcastTo(t, dims...)
 }
+
+// Indexing, slicing and scatter.
+
+// Sorting and selection.
+
+// Random (explicit keys).
 
 // Types.
 

@@ -13,11 +13,11 @@ type NodeKind int
 
 // Node kinds.
 const (
-	InputNode NodeKind = iota // a parameter of the traced function
-	ConstNode                 // a concrete tensor the function captured
-	ApplyNode                 // an op applied to other nodes
-	HostNode                  // Go code applied to other nodes: the evaluator can run it, a Program cannot
-	ResultNode                // result Index of a multi-result ApplyNode (Inputs[0])
+	InputNode  NodeKind = iota // a parameter of the traced function
+	ConstNode                  // a concrete tensor the function captured
+	ApplyNode                  // an op applied to other nodes
+	HostNode                   // Go code applied to other nodes: the evaluator can run it, a Program cannot
+	ResultNode                 // result Index of a multi-result ApplyNode (Inputs[0])
 )
 
 // HostFunc is the Go side of a HostNode: it gets the operands' values and

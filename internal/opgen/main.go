@@ -25,12 +25,12 @@ func main() {
 		os.Exit(1)
 	}
 	files := map[string][]byte{
-		"ir/opcodes_gen.go":              goSource(irTable(ops)),
-		"mlxbind/opcodes.h":              cEnum(ops),
-		"mlxbind/gen_table.cc":           cTable(ops),
-		"ops_gen.go":                     goSource(goAPI(ops)),
-		"OPS.md":                         opsDoc(ops),
-		"internal/opcheck/table_gen.go":  goSource(checkTable(ops)),
+		"ir/opcodes_gen.go":             goSource(irTable(ops)),
+		"mlxbind/opcodes.h":             cEnum(ops),
+		"mlxbind/gen_table.cc":          cTable(ops),
+		"ops_gen.go":                    goSource(goAPI(ops)),
+		"OPS.md":                        opsDoc(ops),
+		"internal/opcheck/table_gen.go": goSource(checkTable(ops)),
 	}
 	names, _ := opspec.Families()
 	for _, fam := range names {

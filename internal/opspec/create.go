@@ -10,7 +10,7 @@ func filled(name, value, doc string) Op {
 	return Op{Name: name, Attrs: attrs, Fixed: map[string]any{"dtype": "float32"},
 		Variants: []Variant{{Name: name + "Of", Doc: "is " + name + " with a dtype."}},
 		Cpp:      "mx::" + Snake(name) + "(dims, dtype, s)", MLX: "mx." + Snake(name),
-		NumPy:    "np." + Snake(name) + "(dims, dtype)", DTypes: AllTypes, Doc: doc,
+		NumPy: "np." + Snake(name) + "(dims, dtype)", DTypes: AllTypes, Doc: doc,
 		Samples: []Sample{
 			{Attrs: map[string]any{"dtype": "float32", "dims": []int{2, 3}}},
 			{Attrs: map[string]any{"dtype": "int64", "dims": []int{4}}},

@@ -32,24 +32,34 @@ var binarySamples = []Sample{
 // families in opcode order: append new families and rows at the end of
 // their lists; the opcode numbers are regenerated, nothing persists them.
 var families = []family{
-	{name: "binary", title: "Elementwise, two operands (NumPy broadcasting)", rows: binaryOps, hint: broadcastHint, samples: binarySamples},
+	{name: "binary", title: "Elementwise arithmetic, two operands (NumPy broadcasting)", rows: binaryOps, hint: broadcastHint, samples: binarySamples},
+	{name: "compare", title: "Comparisons and selection", rows: compareOps, hint: broadcastHint, samples: binarySamples},
+	{name: "logical", title: "Logical and bitwise", rows: logicalOps, hint: broadcastHint, samples: binarySamples},
 	{name: "unary", title: "Elementwise, one operand", rows: unaryOps, samples: unarySamples},
-	{name: "reduce", title: "Reductions", rows: reduceOps,
-		hint: "axes must be distinct and in range -rank..rank-1",
-		samples: []Sample{
-			{Shapes: shapes([]int{2, 3, 4}), Attrs: map[string]any{"axes": []int{}}},
-			{Shapes: shapes([]int{2, 3, 4}), Attrs: map[string]any{"axes": []int{1}}},
-			{Shapes: shapes([]int{2, 3, 4}), Attrs: map[string]any{"axes": []int{0, -1}}},
-			{Shapes: shapes([]int{5}), Attrs: map[string]any{"axes": []int{0}}},
-		}},
+	{name: "reduce", title: "Reductions", rows: reduceOps, hint: axesHint, samples: reduceSamples},
+	{name: "scan", title: "Cumulative", rows: scanOps, hint: axesHint},
 	{name: "linalg", title: "Linear algebra", rows: linalgOps,
 		hint: "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand"},
+	{name: "nn", title: "Neural networks", rows: nnOps},
+	{name: "fft", title: "FFT", rows: fftOps},
 	{name: "shape", title: "Shape", rows: shapeOps},
+	{name: "index", title: "Indexing, slicing and scatter", rows: indexOps},
+	{name: "sort", title: "Sorting and selection", rows: sortOps},
+	{name: "random", title: "Random (explicit keys)", rows: randomOps},
 	{name: "cast", title: "Types", rows: castOps, samples: unarySamples},
 	{name: "create", title: "Creation", rows: createOps},
 }
 
-// AllTypes returns every op, in opcode order, with family defaults applied.
+const axesHint = "axes must be distinct and in range -rank..rank-1"
+
+var reduceSamples = []Sample{
+	{Shapes: shapes([]int{2, 3, 4}), Attrs: map[string]any{"axes": []int{}}},
+	{Shapes: shapes([]int{2, 3, 4}), Attrs: map[string]any{"axes": []int{1}}},
+	{Shapes: shapes([]int{2, 3, 4}), Attrs: map[string]any{"axes": []int{0, -1}}},
+	{Shapes: shapes([]int{5}), Attrs: map[string]any{"axes": []int{0}}},
+}
+
+// All returns every op, in opcode order, with family defaults applied.
 func All() []Op {
 	var out []Op
 	for _, f := range families {

@@ -49,16 +49,16 @@ type Domain int
 
 // Input domains for the differential tests.
 const (
-	AnyValue  Domain = iota // any finite value in [-4, 4]
-	Positive                // (0.1, 4]
-	Unit                    // (-0.95, 0.95): arcsin, arctanh, erfinv
-	NonZero                 // [-4, 4] without values near 0
-	Small                   // [-2, 2]: exp and friends stay finite in float16
-	AtLeastOne              // [1, 4]: arccosh
-	Indices                 // valid indices for the op's axis (Take, gather)
-	SPD                     // symmetric positive definite matrices
-	Probability             // [0, 1]
-	Keys                    // a random key: Key(seed)
+	AnyValue    Domain = iota // any finite value in [-4, 4]
+	Positive                  // (0.1, 4]
+	Unit                      // (-0.95, 0.95): arcsin, arctanh, erfinv
+	NonZero                   // [-4, 4] without values near 0
+	Small                     // [-2, 2]: exp and friends stay finite in float16
+	AtLeastOne                // [1, 4]: arccosh
+	Indices                   // valid indices for the op's axis (Take, gather)
+	SPD                       // symmetric positive definite matrices
+	Probability               // [0, 1]
+	Keys                      // a random key: Key(seed)
 )
 
 // DTypeSet lists the dtypes an op supports, by name ("float32", ...).
@@ -100,12 +100,12 @@ type Op struct {
 	// Weak operands are typed any in Go: a *Tensor or a Go number, which
 	// is weakly typed as in MLX (an int stays with an int tensor's dtype, a
 	// float promotes an integer tensor to float32).
-	Weak     bool
-	Variadic bool // one operand that is a list ([]*Tensor): Concatenate, Stack
-	Attrs    []Attr
-	Fixed    map[string]any // attributes the main Go function fixes (not parameters)
-	Variants []Variant
-	Outputs  int    // results; 0 means 1. More than 1: Go returns that many *Tensor
+	Weak        bool
+	Variadic    bool // one operand that is a list ([]*Tensor): Concatenate, Stack
+	Attrs       []Attr
+	Fixed       map[string]any // attributes the main Go function fixes (not parameters)
+	Variants    []Variant
+	Outputs     int    // results; 0 means 1. More than 1: Go returns that many *Tensor
 	OutputsFrom string // an attribute that gives the result count (Int: its value; Ints: its length + 1); Go returns []*Tensor
 	// Cpp is the C++ expression that makes the result(s), over the operand
 	// and attribute names and s (the stream). It may return an mx::array, a
