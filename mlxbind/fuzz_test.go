@@ -18,14 +18,14 @@ func FuzzNewProgram(f *testing.F) {
 		return b
 	}
 	add := int64(opcodeByName(f, "add"))
-	// An instruction: opcode, n_in, refs…, n_attrs, attrs…
-	in0, out0 := Ref(RefInput, 0), Ref(RefInstr, 0)
-	f.Add(words(add, 2, in0, in0, 0), words(out0), uint8(1))
-	f.Add(words(add, 2, in0, Ref(RefInstr, 5), 0), words(out0), uint8(1))
-	f.Add(words(add, 2, in0, in0, 1, 1<<40), words(out0), uint8(1))
+	// An instruction: opcode, n_out, n_in, refs…, n_attrs, attrs…
+	in0, out0 := Ref(RefInput, 0, 0), Ref(RefInstr, 0, 0)
+	f.Add(words(add, 1, 2, in0, in0, 0), words(out0), uint8(1))
+	f.Add(words(add, 1, 2, in0, Ref(RefInstr, 5, 0), 0), words(out0), uint8(1))
+	f.Add(words(add, 1, 2, in0, in0, 1, 1<<40), words(out0), uint8(1))
 	f.Add(words(-1), words(), uint8(0))
-	f.Add(words(add, -5), words(Ref(RefInput, 3)), uint8(1))
-	f.Add(words(add, 2, in0, in0, 0, add, 2, out0, out0, 0), words(Ref(RefInstr, 1), out0), uint8(1))
+	f.Add(words(add, 1, -5), words(Ref(RefInput, 3, 0)), uint8(1))
+	f.Add(words(add, 1, 2, in0, in0, 0, add, 1, 2, out0, out0, 0), words(Ref(RefInstr, 1, 0), out0), uint8(1))
 	f.Fuzz(func(t *testing.T, rawCode, rawOut []byte, nInputs uint8) {
 		decode := func(b []byte) []int64 {
 			var out []int64
