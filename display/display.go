@@ -16,8 +16,16 @@ type Bundle = map[string]any
 // Text renders v for a terminal: a tensor as its preview, anything else as
 // fmt's %v.
 func Text(v any) string {
-	if t, ok := v.(*emily.Tensor); ok {
-		return t.String()
+	switch x := v.(type) {
+	case *emily.Tensor:
+		return x.String()
+	case fmt.Stringer, error:
+	case Displayer:
+		// An interpreted type reaches here wrapped, and fmt would print the
+		// wrapper; its bundle's text is what it chose to show.
+		if s, ok := x.MIMEBundle()["text/plain"].(string); ok {
+			return s
+		}
 	}
 	return fmt.Sprintf("%v", v)
 }
@@ -25,7 +33,18 @@ func Text(v any) string {
 // MIME renders v for a notebook. Tensors get an HTML table (2-D and
 // smaller, up to htmlMaxCells values) or a preformatted preview, with the
 // text/plain preview always present for consoles.
+// A Displayer chooses its own bundle.
 func MIME(v any) Bundle {
+	if d, ok := v.(Displayer); ok && d != nil {
+		b := Bundle{}
+		for k, x := range d.MIMEBundle() {
+			b[k] = x
+		}
+		if _, ok := b["text/plain"]; !ok {
+			b["text/plain"] = Text(v)
+		}
+		return b
+	}
 	b := Bundle{"text/plain": Text(v)}
 	if t, ok := v.(*emily.Tensor); ok {
 		b["text/html"] = tensorHTML(t, b["text/plain"].(string))

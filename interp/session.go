@@ -116,6 +116,7 @@ func New(opts Options) (*Session, error) {
 		stdlib.Symbols,
 		symbols.Symbols,
 		s.rt.exports(),
+		s.displayExports(),
 		{"os/os": {"Stdout": reflect.ValueOf(&out).Elem(), "Stderr": reflect.ValueOf(&errOut).Elem()}},
 	} {
 		if err := s.yi.Use(syms); err != nil {
