@@ -8,6 +8,7 @@ require (
 	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/google/uuid v1.6.0
 	github.com/traefik/yaegi v0.16.1
+	gonum.org/v1/plot v0.16.0
 )
 
 require (
@@ -24,7 +25,9 @@ require (
 	golang.org/x/sync v0.12.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
 	golang.org/x/text v0.23.0 // indirect
-	gonum.org/v1/plot v0.16.0 // indirect
 )
+
+// A fork of yaegi v0.16.1 with small fixes: third_party/yaegi/PATCHES.md.
+replace github.com/traefik/yaegi => ./third_party/yaegi
 
 replace github.com/go-zeromq/zmq4 => ./third_party/zmq4
