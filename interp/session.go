@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -235,6 +236,13 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 	for _, m := range magics {
 		if m.name == "jit" && namesAny(m.args, declaredHere) {
 			later = append(later, m)
+			continue
+		}
+		if isTimingMagic(m) {
+			res, cellDone, err := s.timingMagic(ctx, m, code, rest)
+			if err != nil || cellDone || strings.TrimSpace(rest) == "" {
+				return res, err
+			}
 			continue
 		}
 		if err := s.runMagic(m); err != nil {
