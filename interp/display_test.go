@@ -72,3 +72,23 @@ plot.Line(emily.Arange(10))`)
 		t.Fatalf("%q %v", r.res.Text, r.err)
 	}
 }
+
+func TestDisplayRules(t *testing.T) {
+	s, _ := newSession(t)
+	for _, c := range []struct{ cell, text string }{
+		{`"42"`, `"42"`},
+		{`42`, `42`},
+		{"type celsius float64\nfunc (c celsius) String() string { return fmt.Sprintf(\"%.1f°C\", float64(c)) }\ncelsius(21.5)", "21.5°C"},
+		{"func ok() error { return nil }\nok()", ""},
+		{"emily.Memory().Active >= 0", "true"},
+	} {
+		r := run(t, s, c.cell)
+		if r.err != nil || r.res.Text != c.text || r.res.Shown != (c.text != "") {
+			t.Errorf("%s: shown %v %q, %v; want %q", c.cell, r.res.Shown, r.res.Text, r.err, c.text)
+		}
+	}
+	r := run(t, s, "emily.Memory()")
+	if !strings.HasPrefix(r.res.Text, "active ") || !strings.Contains(r.res.Text, "B, peak ") {
+		t.Errorf("emily.Memory() shows %q", r.res.Text)
+	}
+}
