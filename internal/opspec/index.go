@@ -127,13 +127,13 @@ var indexOps = []Op{
 	withDupSamples(scatter("ScatterProd", "scatter_prod", "2", "returns a copy of x with the elements at indices along axis multiplied by updates; repeated indices multiply (NumPy's np.multiply.at).",
 		copyThen("np.multiply.at(r, "+axisKey+", updates)"), false)),
 	withDupSamples(scatter("ScatterMax", "scatter_max", "3", "returns a copy of x with the elements at indices along axis raised to the updates where those are larger (NumPy's np.maximum.at).",
-		copyThen("np.maximum.at(r, "+axisKey+", updates)"), false)),
+		copyThen("np.maximum.at(r, "+axisKey+", updates)"), true)),
 	withDupSamples(scatter("ScatterMin", "scatter_min", "4", "returns a copy of x with the elements at indices along axis lowered to the updates where those are smaller (NumPy's np.minimum.at).",
-		copyThen("np.minimum.at(r, "+axisKey+", updates)"), false)),
+		copyThen("np.minimum.at(r, "+axisKey+", updates)"), true)),
 	{Name: "MaskedScatter", Inputs: []string{"x", "mask", "values"}, Manual: true, Method: true,
 		Cpp: "masked_scatter_safe(x, mask, values, s)", MLX: "mx.masked_scatter",
 		NumPy:  copyThen("r.__setitem__(np.broadcast_to(mask, x.shape), values.ravel()[:np.broadcast_to(mask, x.shape).sum()])"),
-		DTypes: AllTypes,
+		DTypes: AllTypes, Grad: true,
 		Doc: "returns a copy of x where the positions mask (broadcast to x's shape) marks true take the elements of values in order " +
 			"(row-major), as NumPy's x[mask] = values[:count]. values needs at least as many elements as mask has true positions " +
 			"(checked when mask and values are concrete; inside Jit missing values read as zeros).",
