@@ -634,11 +634,7 @@ func (t *Tensor) LogSumExpKeepDims(axes ...int) *Tensor {
 
 // Cumsum is the running sum of x along axis: result i adds elements 0..i.
 //
-// NumPy: (lambda y: (lambda c: np.flip(c, axis) if reverse else
-// c)(np.cumsum(y, axis=axis) if inclusive else
-// np.concatenate([np.full_like(np.take(y, [0], axis=axis), 0), np.cumsum(y,
-// axis=axis)], axis=axis).take(range(y.shape[axis]),
-// axis=axis)))(np.flip(x, axis) if reverse else x). MLX: mx.cumsum.
+// NumPy: scan(np.cumsum, x, axis, reverse, inclusive, 0). MLX: mx.cumsum.
 func Cumsum(x *Tensor, axis int) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -656,11 +652,7 @@ func (t *Tensor) Cumsum(axis int) *Tensor {
 // exclusive (each result leaves out its own element, the first being the
 // identity) when inclusive is false.
 //
-// NumPy: (lambda y: (lambda c: np.flip(c, axis) if reverse else
-// c)(np.cumsum(y, axis=axis) if inclusive else
-// np.concatenate([np.full_like(np.take(y, [0], axis=axis), 0), np.cumsum(y,
-// axis=axis)], axis=axis).take(range(y.shape[axis]),
-// axis=axis)))(np.flip(x, axis) if reverse else x). MLX: mx.cumsum.
+// NumPy: scan(np.cumsum, x, axis, reverse, inclusive, 0). MLX: mx.cumsum.
 func CumsumWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -677,11 +669,7 @@ func (t *Tensor) CumsumWith(axis int, reverse bool, inclusive bool) *Tensor {
 // Cumprod is the running product of x along axis: result i multiplies
 // elements 0..i.
 //
-// NumPy: (lambda y: (lambda c: np.flip(c, axis) if reverse else
-// c)(np.cumprod(y, axis=axis) if inclusive else
-// np.concatenate([np.full_like(np.take(y, [0], axis=axis), 1),
-// np.cumprod(y, axis=axis)], axis=axis).take(range(y.shape[axis]),
-// axis=axis)))(np.flip(x, axis) if reverse else x). MLX: mx.cumprod.
+// NumPy: scan(np.cumprod, x, axis, reverse, inclusive, 1). MLX: mx.cumprod.
 func Cumprod(x *Tensor, axis int) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -699,11 +687,7 @@ func (t *Tensor) Cumprod(axis int) *Tensor {
 // exclusive (each result leaves out its own element, the first being the
 // identity) when inclusive is false.
 //
-// NumPy: (lambda y: (lambda c: np.flip(c, axis) if reverse else
-// c)(np.cumprod(y, axis=axis) if inclusive else
-// np.concatenate([np.full_like(np.take(y, [0], axis=axis), 1),
-// np.cumprod(y, axis=axis)], axis=axis).take(range(y.shape[axis]),
-// axis=axis)))(np.flip(x, axis) if reverse else x). MLX: mx.cumprod.
+// NumPy: scan(np.cumprod, x, axis, reverse, inclusive, 1). MLX: mx.cumprod.
 func CumprodWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -719,12 +703,8 @@ func (t *Tensor) CumprodWith(axis int, reverse bool, inclusive bool) *Tensor {
 
 // Cummax is the running maximum of x along axis.
 //
-// NumPy: (lambda y: (lambda c: np.flip(c, axis) if reverse else
-// c)(np.maximum.accumulate(y, axis=axis) if inclusive else
-// np.concatenate([np.full_like(np.take(y, [0], axis=axis), 0),
-// np.maximum.accumulate(y, axis=axis)],
-// axis=axis).take(range(y.shape[axis]), axis=axis)))(np.flip(x, axis) if
-// reverse else x). MLX: mx.cummax.
+// NumPy: scan(np.maximum.accumulate, x, axis, reverse, inclusive, 0). MLX:
+// mx.cummax.
 func Cummax(x *Tensor, axis int) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -742,12 +722,8 @@ func (t *Tensor) Cummax(axis int) *Tensor {
 // exclusive (each result leaves out its own element, the first being the
 // identity) when inclusive is false.
 //
-// NumPy: (lambda y: (lambda c: np.flip(c, axis) if reverse else
-// c)(np.maximum.accumulate(y, axis=axis) if inclusive else
-// np.concatenate([np.full_like(np.take(y, [0], axis=axis), 0),
-// np.maximum.accumulate(y, axis=axis)],
-// axis=axis).take(range(y.shape[axis]), axis=axis)))(np.flip(x, axis) if
-// reverse else x). MLX: mx.cummax.
+// NumPy: scan(np.maximum.accumulate, x, axis, reverse, inclusive, 0). MLX:
+// mx.cummax.
 func CummaxWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -763,12 +739,8 @@ func (t *Tensor) CummaxWith(axis int, reverse bool, inclusive bool) *Tensor {
 
 // Cummin is the running minimum of x along axis.
 //
-// NumPy: (lambda y: (lambda c: np.flip(c, axis) if reverse else
-// c)(np.minimum.accumulate(y, axis=axis) if inclusive else
-// np.concatenate([np.full_like(np.take(y, [0], axis=axis), 0),
-// np.minimum.accumulate(y, axis=axis)],
-// axis=axis).take(range(y.shape[axis]), axis=axis)))(np.flip(x, axis) if
-// reverse else x). MLX: mx.cummin.
+// NumPy: scan(np.minimum.accumulate, x, axis, reverse, inclusive, 0). MLX:
+// mx.cummin.
 func Cummin(x *Tensor, axis int) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -786,12 +758,8 @@ func (t *Tensor) Cummin(axis int) *Tensor {
 // exclusive (each result leaves out its own element, the first being the
 // identity) when inclusive is false.
 //
-// NumPy: (lambda y: (lambda c: np.flip(c, axis) if reverse else
-// c)(np.minimum.accumulate(y, axis=axis) if inclusive else
-// np.concatenate([np.full_like(np.take(y, [0], axis=axis), 0),
-// np.minimum.accumulate(y, axis=axis)],
-// axis=axis).take(range(y.shape[axis]), axis=axis)))(np.flip(x, axis) if
-// reverse else x). MLX: mx.cummin.
+// NumPy: scan(np.minimum.accumulate, x, axis, reverse, inclusive, 0). MLX:
+// mx.cummin.
 func CumminWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -1124,8 +1092,7 @@ func (t *Tensor) Moveaxis(source int, destination int) *Tensor {
 // integer *Tensor gathers along its axis, a bool *Tensor keeps the
 // positions where it is true (eager only).
 //
-// NumPy: x[tuple(slice(a, b, c) for a, b, c in zip(start, stop, strides))].
-// MLX: mx.slice.
+// NumPy: x[slices(start, stop, strides)]. MLX: mx.slice.
 func opSlice(x *Tensor, start []int, stop []int, strides []int) *Tensor {
 	var at ir.Attrs
 	at.Ints(start)
@@ -1134,21 +1101,20 @@ func opSlice(x *Tensor, start []int, stop []int, strides []int) *Tensor {
 	return apply("Slice", ir.Slice, at, x)
 }
 
-// opSliceUpdate is the generated core of SliceUpdate: returns a copy of x
-// with the part that Slice would select replaced by update (NumPy's x[...]
-// = update on a copy): x.SetSlice(update, indices...) takes the same
-// indices as Slice except tensors; update (a tensor or a Go number)
-// broadcasts to that part's shape and converts to x's dtype.
+// opSetSlice is the generated core of SetSlice: returns a copy of x with
+// the part that Slice would select replaced by update (NumPy's x[...] =
+// update on a copy): x.SetSlice(update, indices...) takes the same indices
+// as Slice except tensors; update (a tensor or a Go number) broadcasts to
+// that part's shape and converts to x's dtype.
 //
-// NumPy: (lambda r: (r.__setitem__(tuple(slice(a, b, c) for a, b, c in
-// zip(start, stop, strides)), update), r)[1])(x.copy()). MLX:
+// NumPy: assign(x, slices(start, stop, strides), update). MLX:
 // mx.slice_update.
-func opSliceUpdate(x, update *Tensor, start []int, stop []int, strides []int) *Tensor {
+func opSetSlice(x, update *Tensor, start []int, stop []int, strides []int) *Tensor {
 	var at ir.Attrs
 	at.Ints(start)
 	at.Ints(stop)
 	at.Ints(strides)
-	return apply("SliceUpdate", ir.SliceUpdate, at, x, update)
+	return apply("SetSlice", ir.SliceUpdate, at, x, update)
 }
 
 // opTake is the generated core of Take: gathers the slices of x at indices
@@ -1182,8 +1148,7 @@ func opTakeAlongAxis(x, indices *Tensor, axis int) *Tensor {
 // along axis, at the positions TakeAlongAxis(x, indices, axis) reads. Where
 // indices repeat, which value lands is unspecified.
 //
-// NumPy: (lambda r: (np.put_along_axis(r, indices, values, axis=axis),
-// r)[1])(x.copy()). MLX: mx.put_along_axis.
+// NumPy: put_along_axis(x, indices, values, axis). MLX: mx.put_along_axis.
 func opPutAlongAxis(x, indices, values *Tensor, axis int) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -1198,8 +1163,7 @@ func opPutAlongAxis(x, indices, values *Tensor, axis int) *Tensor {
 // indices count from the end; out-of-range indices are an error (checked
 // when indices is concrete, not inside Jit).
 //
-// NumPy: (lambda r: (r.__setitem__((slice(None),) * (axis % x.ndim) +
-// (indices,), updates), r)[1])(x.copy()). MLX: mx.scatter.
+// NumPy: assign(x, axis_key(x, axis, indices), updates). MLX: mx.scatter.
 func opScatter(x, indices, updates *Tensor, axis int) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -1213,8 +1177,8 @@ func opScatter(x, indices, updates *Tensor, axis int) *Tensor {
 // x.shape[axis+1:]. Negative indices count from the end; out-of-range
 // indices are an error (checked when indices is concrete, not inside Jit).
 //
-// NumPy: (lambda r: (np.add.at(r, (slice(None),) * (axis % x.ndim) +
-// (indices,), updates), r)[1])(x.copy()). MLX: mx.scatter_add.
+// NumPy: at(np.add, x, axis_key(x, axis, indices), updates). MLX:
+// mx.scatter_add.
 func opScatterAdd(x, indices, updates *Tensor, axis int) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -1229,8 +1193,8 @@ func opScatterAdd(x, indices, updates *Tensor, axis int) *Tensor {
 // out-of-range indices are an error (checked when indices is concrete, not
 // inside Jit).
 //
-// NumPy: (lambda r: (np.multiply.at(r, (slice(None),) * (axis % x.ndim) +
-// (indices,), updates), r)[1])(x.copy()). MLX: mx.scatter_prod.
+// NumPy: at(np.multiply, x, axis_key(x, axis, indices), updates). MLX:
+// mx.scatter_prod.
 func opScatterProd(x, indices, updates *Tensor, axis int) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -1245,8 +1209,8 @@ func opScatterProd(x, indices, updates *Tensor, axis int) *Tensor {
 // out-of-range indices are an error (checked when indices is concrete, not
 // inside Jit).
 //
-// NumPy: (lambda r: (np.maximum.at(r, (slice(None),) * (axis % x.ndim) +
-// (indices,), updates), r)[1])(x.copy()). MLX: mx.scatter_max.
+// NumPy: at(np.maximum, x, axis_key(x, axis, indices), updates). MLX:
+// mx.scatter_max.
 func opScatterMax(x, indices, updates *Tensor, axis int) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -1261,8 +1225,8 @@ func opScatterMax(x, indices, updates *Tensor, axis int) *Tensor {
 // out-of-range indices are an error (checked when indices is concrete, not
 // inside Jit).
 //
-// NumPy: (lambda r: (np.minimum.at(r, (slice(None),) * (axis % x.ndim) +
-// (indices,), updates), r)[1])(x.copy()). MLX: mx.scatter_min.
+// NumPy: at(np.minimum, x, axis_key(x, axis, indices), updates). MLX:
+// mx.scatter_min.
 func opScatterMin(x, indices, updates *Tensor, axis int) *Tensor {
 	var at ir.Attrs
 	at.Int(axis)
@@ -1276,9 +1240,7 @@ func opScatterMin(x, indices, updates *Tensor, axis int) *Tensor {
 // positions (checked when mask and values are concrete; inside Jit missing
 // values read as zeros).
 //
-// NumPy: (lambda r: (r.__setitem__(np.broadcast_to(mask, x.shape),
-// values.ravel()[:np.broadcast_to(mask, x.shape).sum()]), r)[1])(x.copy()).
-// MLX: mx.masked_scatter.
+// NumPy: masked_scatter(x, mask, values). MLX: mx.masked_scatter.
 func opMaskedScatter(x, mask, values *Tensor) *Tensor {
 	var at ir.Attrs
 	return apply("MaskedScatter", ir.MaskedScatter, at, x, mask, values)
@@ -1585,8 +1547,8 @@ var hints = map[string]string{
 	"ScatterMax":        "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
 	"ScatterMin":        "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
 	"ScatterProd":       "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"SetSlice":          "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis; the update must broadcast to the selected part's shape",
 	"Slice":             "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis",
-	"SliceUpdate":       "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis; the update must broadcast to the selected part's shape",
 	"Sort":              "the axis must be in range -rank..rank-1; Flatten x first to sort all elements",
 	"Split":             "sections must divide the axis' size; use SplitAt for unequal pieces",
 	"SplitAt":           "indices are ascending positions along axis",

@@ -606,7 +606,7 @@ func SetSlice(x *Tensor, value any, indices ...any) *Tensor {
 		return x
 	}
 	v = reshapeIfNeeded(BroadcastTo(v, sel...), p.kept)
-	return opSliceUpdate(x, v, p.start, p.stop, p.strides)
+	return opSetSlice(x, v, p.start, p.stop, p.strides)
 }
 
 // broadcastable reports whether shape broadcasts to target (NumPy rules,

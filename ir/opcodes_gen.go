@@ -53,7 +53,7 @@ const (
 	Swapaxes                // Swapaxes
 	Moveaxis                // Moveaxis
 	Slice                   // Slice
-	SliceUpdate             // SliceUpdate
+	SliceUpdate             // SetSlice
 	Take                    // Take
 	TakeAlongAxis           // TakeAlongAxis
 	PutAlongAxis            // PutAlongAxis

@@ -15,7 +15,7 @@ std::vector<mx::array> op_slice(const OpArgs& args) {
   return outputs(mx::slice(x, shape_of(start), shape_of(stop), shape_of(strides), s));
 }
 
-// SliceUpdate
+// SetSlice
 std::vector<mx::array> op_slice_update(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];

@@ -54,7 +54,7 @@ enum emily_opcode {
   EMILY_OP_SWAPAXES, /* Swapaxes */
   EMILY_OP_MOVEAXIS, /* Moveaxis */
   EMILY_OP_SLICE, /* Slice */
-  EMILY_OP_SLICE_UPDATE, /* SliceUpdate */
+  EMILY_OP_SLICE_UPDATE, /* SetSlice */
   EMILY_OP_TAKE, /* Take */
   EMILY_OP_TAKE_ALONG_AXIS, /* TakeAlongAxis */
   EMILY_OP_PUT_ALONG_AXIS, /* PutAlongAxis */

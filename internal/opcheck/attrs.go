@@ -19,7 +19,7 @@ var manual = map[string]caller{
 	"Slice": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{in[0].Slice(rangesAttr(at)...)}
 	},
-	"SliceUpdate": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+	"SetSlice": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{in[0].SetSlice(in[1], rangesAttr(at)...)}
 	},
 	"Take": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {

@@ -1,15 +1,11 @@
 package opspec
 
-// NumPy forms of the in-place NumPy idioms the functional ops replace:
-// setitem(r, key, v) assigns into a copy of x and returns it.
+// The NumPy forms of the functional ops that NumPy writes as statements
+// (x[key] = v, np.add.at) use the helpers in tests/numpy_refs_shape.py.
 const (
-	sliceKey = "tuple(slice(a, b, c) for a, b, c in zip(start, stop, strides))"
-	axisKey  = "(slice(None),) * (axis % x.ndim) + (indices,)"
+	sliceKey = "slices(start, stop, strides)"
+	axisKey  = "axis_key(x, axis, indices)"
 )
-
-func copyThen(stmt string) string {
-	return "(lambda r: (" + stmt + ", r)[1])(x.copy())"
-}
 
 const sliceHint = "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis"
 
@@ -62,10 +58,10 @@ var indexOps = []Op{
 			{Shapes: shapes([]int{3, 4, 2}), Attrs: map[string]any{"start": []int{-10, 1}, "stop": []int{10, 3}, "strides": []int{1, 1}}},
 			{Shapes: shapes([]int{0, 3}), Attrs: map[string]any{"start": []int{0, 1}, "stop": []int{5, 3}, "strides": []int{1, 1}}},
 		}},
-	{Name: "SliceUpdate", Inputs: []string{"x", "update"}, Manual: true, Method: true,
+	{Name: "SetSlice", IR: "slice_update", Inputs: []string{"x", "update"}, Manual: true, Method: true,
 		Attrs: []Attr{{Name: "start", Kind: Ints}, {Name: "stop", Kind: Ints}, {Name: "strides", Kind: Ints}},
 		Cpp:   "mx::slice_update(x, mx::astype(update, x.dtype(), s), shape_of(start), shape_of(stop), shape_of(strides), s)", MLX: "mx.slice_update",
-		NumPy:  copyThen("r.__setitem__(" + sliceKey + ", update)"),
+		NumPy:  "assign(x, " + sliceKey + ", update)",
 		DTypes: AllTypes, Grad: true,
 		Doc: "returns a copy of x with the part that Slice would select replaced by update " +
 			"(NumPy's x[...] = update on a copy): x.SetSlice(update, indices...) takes the same indices as Slice " +
@@ -108,7 +104,7 @@ var indexOps = []Op{
 		}},
 	{Name: "PutAlongAxis", Inputs: []string{"x", "indices", "values"}, Attrs: []Attr{{Name: "axis", Kind: Int}}, Manual: true, Method: true,
 		Cpp: "mx::put_along_axis(x, indices, values, axis, s)", MLX: "mx.put_along_axis",
-		NumPy:  copyThen("np.put_along_axis(r, indices, values, axis=axis)"),
+		NumPy:  "put_along_axis(x, indices, values, axis)",
 		DTypes: AllTypes, Grad: true,
 		Doc: "returns a copy of x with values (a tensor or Go number, broadcast to indices' shape) written, along axis, at the positions " +
 			"TakeAlongAxis(x, indices, axis) reads. Where indices repeat, which value lands is unspecified.",
@@ -121,18 +117,18 @@ var indexOps = []Op{
 			{Shapes: shapes([]int{2, 4, 3}, []int{2, 4, 1}, []int{}), Attrs: map[string]any{"axis": -1}},
 		}},
 	scatter("Scatter", "scatter", "0", "returns a copy of x with updates written at indices along axis (NumPy's x[..., indices] = updates on a copy); where indices repeat, which update lands is unspecified.",
-		copyThen("r.__setitem__("+axisKey+", updates)"), true),
+		"assign(x, "+axisKey+", updates)", true),
 	withDupSamples(scatter("ScatterAdd", "scatter_add", "1", "returns a copy of x with updates added at indices along axis; repeated indices add up (NumPy's np.add.at).",
-		copyThen("np.add.at(r, "+axisKey+", updates)"), true)),
+		"at(np.add, x, "+axisKey+", updates)", true)),
 	withDupSamples(scatter("ScatterProd", "scatter_prod", "2", "returns a copy of x with the elements at indices along axis multiplied by updates; repeated indices multiply (NumPy's np.multiply.at).",
-		copyThen("np.multiply.at(r, "+axisKey+", updates)"), false)),
+		"at(np.multiply, x, "+axisKey+", updates)", false)),
 	withDupSamples(scatter("ScatterMax", "scatter_max", "3", "returns a copy of x with the elements at indices along axis raised to the updates where those are larger (NumPy's np.maximum.at).",
-		copyThen("np.maximum.at(r, "+axisKey+", updates)"), true)),
+		"at(np.maximum, x, "+axisKey+", updates)", true)),
 	withDupSamples(scatter("ScatterMin", "scatter_min", "4", "returns a copy of x with the elements at indices along axis lowered to the updates where those are smaller (NumPy's np.minimum.at).",
-		copyThen("np.minimum.at(r, "+axisKey+", updates)"), true)),
+		"at(np.minimum, x, "+axisKey+", updates)", true)),
 	{Name: "MaskedScatter", Inputs: []string{"x", "mask", "values"}, Manual: true, Method: true,
 		Cpp: "masked_scatter_safe(x, mask, values, s)", MLX: "mx.masked_scatter",
-		NumPy:  copyThen("r.__setitem__(np.broadcast_to(mask, x.shape), values.ravel()[:np.broadcast_to(mask, x.shape).sum()])"),
+		NumPy:  "masked_scatter(x, mask, values)",
 		DTypes: AllTypes, Grad: true,
 		Doc: "returns a copy of x where the positions mask (broadcast to x's shape) marks true take the elements of values in order " +
 			"(row-major), as NumPy's x[mask] = values[:count]. values needs at least as many elements as mask has true positions " +

@@ -1,12 +1,9 @@
 package opspec
 
 // scanNumPy is the NumPy form of a scan with MLX's reverse and inclusive
-// flags: f accumulates along axis; reverse runs it from the end;
-// exclusive shifts the running result by one, starting from identity.
+// flags (tests/numpy_refs_shape.py: scan).
 func scanNumPy(f, identity string) string {
-	return "(lambda y: (lambda c: np.flip(c, axis) if reverse else c)(" + f + "(y, axis=axis) if inclusive else " +
-		"np.concatenate([np.full_like(np.take(y, [0], axis=axis), " + identity + "), " + f + "(y, axis=axis)], axis=axis)" +
-		".take(range(y.shape[axis]), axis=axis)))(np.flip(x, axis) if reverse else x)"
+	return "scan(" + f + ", x, axis, reverse, inclusive, " + identity + ")"
 }
 
 // scan declares Name(x, axis) (inclusive, forward: NumPy's) and

@@ -18,7 +18,7 @@ var kSamples = []Sample{
 // The side of the kth element a partition puts each other element on is
 // fixed, its place there is not (as in NumPy), so Partition and
 // Argpartition are checked by their properties in the Go tests.
-const partitionNoNumPy = "as NumPy's np.%s(x, kth, axis=axis), but the order within each side of the kth element is unspecified (in both): checked by properties in sort_test.go"
+const partitionNoNumPy = "as NumPy's np.%s(x, kth, axis=axis), but the order within each side of the kth element is unspecified (in both): checked by properties in sort_test.go (TestPartitionProperties)"
 
 var sortOps = []Op{
 	{Name: "Sort", Inputs: []string{"x"}, Attrs: []Attr{{Name: "axis", Kind: Int}}, Method: true,
