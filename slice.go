@@ -5,24 +5,7 @@ import (
 	"reflect"
 )
 
-// Slicing in a compact form for the REPL. Go has no x[1:3, :, ::2], so
-// Slice takes one Go value per index, in NumPy's order and with NumPy's
-// meaning:
-//
-//	x.Slice(1)                          // x[1]        an int drops the axis
-//	x.Slice(emily.R(1, 3))              // x[1:3]
-//	x.Slice(emily.Colon, emily.R(0, -1, 2)) // x[:, 0:-1:2]
-//	x.Slice(emily.From(2), emily.To(-1)) // x[2:, :-1]
-//	x.Slice(emily.Step(-1))             // x[::-1]
-//	x.Slice(emily.Ellipsis, 0)          // x[..., 0]
-//	x.Slice(emily.NewAxis)              // x[None]
-//	x.Slice(idx)                        // x[idx]      idx an integer tensor
-//	x.Slice(mask)                       // x[mask]     mask a bool tensor (eager only)
-//
-// Ranges clamp out-of-range bounds and may be empty, as in NumPy; an int
-// index out of range is an *Error. Shapes are static, so a slice is one
-// MLX slice op (plus a reshape for dropped or new axes) and traces like
-// any op.
+// Slicing in a compact form for the REPL: see Slice.
 
 // Range is one axis' start:stop:step. Make it with R, From, To or Step;
 // its zero value is Colon.
@@ -328,9 +311,27 @@ func sliceHint(n int) string {
 	return fmt.Sprintf("an int index on an axis of size %d must be in range %d..%d; ranges (R, From, To) clamp instead", n, -n, n-1)
 }
 
-// Slice selects part of x as NumPy's x[...] does: see the package's
-// slicing notes above (ints, R, From, To, Step, Colon, NewAxis, Ellipsis,
-// one integer tensor index, or one bool mask, eager only).
+// Slice selects part of t as NumPy's t[...] does. Go has no
+// x[1:3, :, ::2], so Slice takes one Go value per index, in NumPy's order
+// and with NumPy's meaning:
+//
+//	x.Slice(1)                              // x[1]        an int drops the axis
+//	x.Slice(emily.R(1, 3))                  // x[1:3]
+//	x.Slice(emily.Colon, emily.R(0, -1, 2)) // x[:, 0:-1:2]
+//	x.Slice(emily.From(2), emily.To(-1))    // x[2:, :-1]
+//	x.Slice(emily.Step(-1))                 // x[::-1]
+//	x.Slice(emily.Ellipsis, 0)              // x[..., 0]
+//	x.Slice(emily.NewAxis)                  // x[None]
+//	x.Slice(idx)                            // x[idx]      idx an integer tensor
+//	x.Slice(mask)                           // x[mask]     mask a bool tensor (eager only)
+//
+// Ranges clamp out-of-range bounds and may be empty, as in NumPy; an int
+// index out of range is an *Error. Shapes are static, so a slice is one
+// MLX slice op (plus a reshape for dropped or new axes) and traces like
+// any op; an integer tensor index adds a take (with NumPy's placement of
+// its dimensions, also when ints are mixed in). A bool mask selects a
+// value-dependent number of elements, so it needs concrete values: inside
+// Jit use Where or SetSlice/MaskedScatter. One tensor index per call.
 //
 // NumPy: x[i, a:b:c, ...]. MLX: mx.slice (mx.take for a tensor index).
 func (t *Tensor) Slice(indices ...any) *Tensor { return Slice(t, indices...) }
@@ -346,10 +347,10 @@ func Slice(x *Tensor, indices ...any) *Tensor {
 	if !p.identity {
 		out = opSlice(x, p.start, p.stop, p.strides)
 	}
-	// The taken tensor's dims, one entry per x axis (a tensor index's dims
-	// replace its axis), before ints are dropped and new axes added.
+	// A tensor index: take along its axis; its shape (advShape) replaces
+	// the axis, at advPos among the dims that are not ints.
 	var advShape []int
-	advPos := -1 // position of the advanced dims among the kept (non-int) dims
+	advPos := -1
 	if p.adv >= 0 {
 		it := p.items[p.adv]
 		ax := 0
