@@ -630,6 +630,72 @@ func (t *Tensor) LogSumExpKeepDims(axes ...int) *Tensor {
 	return LogSumExpKeepDims(t, axes...)
 }
 
+// Median is the middle value of x over axes (all when none; the mean of the
+// two middle values for an even count).
+//
+// NumPy: np.median(x, axis=axes, keepdims=keepdims). MLX: mx.median.
+func Median(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(false)
+	return apply("Median", ir.Median, at, x)
+}
+
+// Median is the method form of Median.
+func (t *Tensor) Median(axes ...int) *Tensor {
+	return Median(t, axes...)
+}
+
+// MedianKeepDims is Median with the reduced axes kept as size 1, for
+// broadcasting the result back against x.
+//
+// NumPy: np.median(x, axis=axes, keepdims=keepdims). MLX: mx.median.
+func MedianKeepDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(true)
+	return apply("MedianKeepDims", ir.Median, at, x)
+}
+
+// MedianKeepDims is the method form of MedianKeepDims.
+func (t *Tensor) MedianKeepDims(axes ...int) *Tensor {
+	return MedianKeepDims(t, axes...)
+}
+
+// CountNonzero counts (uint32) the nonzero elements of x over axes (all
+// when none).
+//
+// NumPy: np.count_nonzero(x, axis=axes, keepdims=keepdims). MLX:
+// mx.count_nonzero.
+func CountNonzero(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(false)
+	return apply("CountNonzero", ir.CountNonzero, at, x)
+}
+
+// CountNonzero is the method form of CountNonzero.
+func (t *Tensor) CountNonzero(axes ...int) *Tensor {
+	return CountNonzero(t, axes...)
+}
+
+// CountNonzeroKeepDims is CountNonzero with the reduced axes kept as size
+// 1, for broadcasting the result back against x.
+//
+// NumPy: np.count_nonzero(x, axis=axes, keepdims=keepdims). MLX:
+// mx.count_nonzero.
+func CountNonzeroKeepDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(true)
+	return apply("CountNonzeroKeepDims", ir.CountNonzero, at, x)
+}
+
+// CountNonzeroKeepDims is the method form of CountNonzeroKeepDims.
+func (t *Tensor) CountNonzeroKeepDims(axes ...int) *Tensor {
+	return CountNonzeroKeepDims(t, axes...)
+}
+
 // Cumulative.
 
 // Cumsum is the running sum of x along axis: result i adds elements 0..i.
@@ -771,6 +837,43 @@ func CumminWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
 // CumminWith is the method form of CumminWith.
 func (t *Tensor) CumminWith(axis int, reverse bool, inclusive bool) *Tensor {
 	return CumminWith(t, axis, reverse, inclusive)
+}
+
+// LogCumSumExp is the running log(sum(exp(x))) of x along axis, without
+// overflow.
+//
+// NumPy: scan(np.logaddexp.accumulate, x, axis, reverse, inclusive,
+// -np.inf). MLX: mx.logcumsumexp.
+func LogCumSumExp(x *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(false)
+	at.Bool(true)
+	return apply("LogCumSumExp", ir.Logcumsumexp, at, x)
+}
+
+// LogCumSumExp is the method form of LogCumSumExp.
+func (t *Tensor) LogCumSumExp(axis int) *Tensor {
+	return LogCumSumExp(t, axis)
+}
+
+// LogCumSumExpWith is LogCumSumExp from the end of the axis when reverse is
+// true, and exclusive (each result leaves out its own element, the first
+// being the identity) when inclusive is false.
+//
+// NumPy: scan(np.logaddexp.accumulate, x, axis, reverse, inclusive,
+// -np.inf). MLX: mx.logcumsumexp.
+func LogCumSumExpWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(reverse)
+	at.Bool(inclusive)
+	return apply("LogCumSumExpWith", ir.Logcumsumexp, at, x)
+}
+
+// LogCumSumExpWith is the method form of LogCumSumExpWith.
+func (t *Tensor) LogCumSumExpWith(axis int, reverse bool, inclusive bool) *Tensor {
+	return LogCumSumExpWith(t, axis, reverse, inclusive)
 }
 
 // Linear algebra.
@@ -1081,6 +1184,79 @@ func Moveaxis(x *Tensor, source int, destination int) *Tensor {
 // Moveaxis is the method form of Moveaxis.
 func (t *Tensor) Moveaxis(source int, destination int) *Tensor {
 	return Moveaxis(t, source, destination)
+}
+
+// Unflatten splits axis of x into the dimensions dims (one may be -1,
+// inferred): the inverse of FlattenRange.
+//
+// NumPy: x.reshape(x.shape[:axis % x.ndim] + tuple(dims) + x.shape[axis %
+// x.ndim + 1:]). MLX: mx.unflatten.
+func Unflatten(x *Tensor, axis int, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Ints(dims)
+	return apply("Unflatten", ir.Unflatten, at, x)
+}
+
+// Unflatten is the method form of Unflatten.
+func (t *Tensor) Unflatten(axis int, dims ...int) *Tensor {
+	return Unflatten(t, axis, dims...)
+}
+
+// Atleast1d returns x with at least one dimension (a scalar becomes shape
+// [1]).
+//
+// NumPy: np.atleast_1d(x). MLX: mx.atleast_1d.
+func Atleast1d(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Atleast1d", ir.Atleast1d, at, x)
+}
+
+// Atleast1d is the method form of Atleast1d.
+func (t *Tensor) Atleast1d() *Tensor {
+	return Atleast1d(t)
+}
+
+// Atleast2d returns x with at least two dimensions, adding leading axes of
+// size 1 (NumPy's rule).
+//
+// NumPy: np.atleast_2d(x). MLX: mx.atleast_2d.
+func Atleast2d(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Atleast2d", ir.Atleast2d, at, x)
+}
+
+// Atleast2d is the method form of Atleast2d.
+func (t *Tensor) Atleast2d() *Tensor {
+	return Atleast2d(t)
+}
+
+// Atleast3d returns x with at least three dimensions (NumPy's rule: a
+// vector [n] becomes [1 n 1], a matrix [m n] becomes [m n 1]).
+//
+// NumPy: np.atleast_3d(x). MLX: mx.atleast_3d.
+func Atleast3d(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Atleast3d", ir.Atleast3d, at, x)
+}
+
+// Atleast3d is the method form of Atleast3d.
+func (t *Tensor) Atleast3d() *Tensor {
+	return Atleast3d(t)
+}
+
+// MatrixTranspose swaps the last two axes of x (NumPy's x.mT): the
+// transpose of each matrix in a batch.
+//
+// NumPy: np.swapaxes(x, -1, -2). MLX: mx.matrix_transpose.
+func MatrixTranspose(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("MatrixTranspose", ir.MatrixTranspose, at, x)
+}
+
+// MatrixTranspose is the method form of MatrixTranspose.
+func (t *Tensor) MatrixTranspose() *Tensor {
+	return MatrixTranspose(t)
 }
 
 // Indexing, slicing and scatter.
@@ -1492,81 +1668,89 @@ func OnesLike(x *Tensor) *Tensor {
 
 // hints say how to fix a bad call of each op.
 var hints = map[string]string{
-	"Add":               "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"All":               "axes must be distinct and in range -rank..rank-1",
-	"AllKeepDims":       "axes must be distinct and in range -rank..rank-1",
-	"Any":               "axes must be distinct and in range -rank..rank-1",
-	"AnyKeepDims":       "axes must be distinct and in range -rank..rank-1",
-	"Argmax":            "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
-	"ArgmaxKeepDims":    "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
-	"Argmin":            "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
-	"ArgminKeepDims":    "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
-	"Argpartition":      "kth must be in range -size..size-1 of the axis",
-	"Argsort":           "the axis must be in range -rank..rank-1",
-	"BroadcastTo":       "each dimension must be equal to the target's or 1, aligned from the right",
-	"Concatenate":       "every tensor needs the same rank and the same dimensions except along axis",
-	"Cummax":            "the axis must be in range -rank..rank-1",
-	"CummaxWith":        "the axis must be in range -rank..rank-1",
-	"Cummin":            "the axis must be in range -rank..rank-1",
-	"CumminWith":        "the axis must be in range -rank..rank-1",
-	"Cumprod":           "the axis must be in range -rank..rank-1",
-	"CumprodWith":       "the axis must be in range -rank..rank-1",
-	"Cumsum":            "the axis must be in range -rank..rank-1",
-	"CumsumWith":        "the axis must be in range -rank..rank-1",
-	"Div":               "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"ExpandDims":        "axes are positions in the result: distinct, in range -(rank+len(axes))..rank+len(axes)-1",
-	"Flatten":           "start and end must be axes of x with start <= end",
-	"FlattenRange":      "start and end must be axes of x with start <= end",
-	"Flip":              "axes must be distinct and in range -rank..rank-1",
-	"LogSumExp":         "axes must be distinct and in range -rank..rank-1",
-	"LogSumExpKeepDims": "axes must be distinct and in range -rank..rank-1",
-	"MaskedScatter":     "mask is bool and broadcasts to x; values needs at least one element per true position of mask",
-	"Matmul":            "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
-	"Max":               "axes must be distinct and in range -rank..rank-1",
-	"MaxKeepDims":       "axes must be distinct and in range -rank..rank-1",
-	"Maximum":           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"Mean":              "axes must be distinct and in range -rank..rank-1",
-	"MeanKeepDims":      "axes must be distinct and in range -rank..rank-1",
-	"Min":               "axes must be distinct and in range -rank..rank-1",
-	"MinKeepDims":       "axes must be distinct and in range -rank..rank-1",
-	"Minimum":           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"Moveaxis":          "axes must be in range -rank..rank-1",
-	"Mul":               "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"Pad":               "give low and high with one non-negative width per axis",
-	"PadEdge":           "give low and high with one non-negative width per axis",
-	"Partition":         "kth must be in range -size..size-1 of the axis",
-	"Pow":               "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"Prod":              "axes must be distinct and in range -rank..rank-1",
-	"ProdKeepDims":      "axes must be distinct and in range -rank..rank-1",
-	"PutAlongAxis":      "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1; values must broadcast to indices",
-	"Repeat":            "repeats must be >= 0 and axis in range -rank..rank-1",
-	"Reshape":           "the new shape must hold as many elements as the old one; one dimension may be -1 to infer it",
-	"Roll":              "axes must be distinct and in range -rank..rank-1",
-	"Scatter":           "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
-	"ScatterAdd":        "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
-	"ScatterMax":        "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
-	"ScatterMin":        "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
-	"ScatterProd":       "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
-	"SetSlice":          "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis; the update must broadcast to the selected part's shape",
-	"Slice":             "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis",
-	"Sort":              "the axis must be in range -rank..rank-1; Flatten x first to sort all elements",
-	"Split":             "sections must divide the axis' size; use SplitAt for unequal pieces",
-	"SplitAt":           "indices are ascending positions along axis",
-	"Squeeze":           "only axes of size 1 can be squeezed; axes must be distinct and in range -rank..rank-1",
-	"Stack":             "every tensor needs the same shape; axis is in range -(rank+1)..rank",
-	"Std":               "axes must be distinct and in range -rank..rank-1",
-	"StdDdof":           "axes must be distinct and in range -rank..rank-1",
-	"StdKeepDims":       "axes must be distinct and in range -rank..rank-1",
-	"Sub":               "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"Sum":               "axes must be distinct and in range -rank..rank-1",
-	"SumKeepDims":       "axes must be distinct and in range -rank..rank-1",
-	"Swapaxes":          "axes must be in range -rank..rank-1",
-	"Take":              "indices must be integers in range -n..n-1 for the axis' size n",
-	"TakeAlongAxis":     "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1",
-	"Tile":              "give one non-negative count per axis",
-	"TopK":              "k must be in 1..size of axis, and the axis in range -rank..rank-1",
-	"Transpose":         "give a permutation of 0..rank-1, or no axes to reverse them",
-	"Var":               "axes must be distinct and in range -rank..rank-1",
-	"VarDdof":           "axes must be distinct and in range -rank..rank-1",
-	"VarKeepDims":       "axes must be distinct and in range -rank..rank-1",
+	"Add":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"All":                  "axes must be distinct and in range -rank..rank-1",
+	"AllKeepDims":          "axes must be distinct and in range -rank..rank-1",
+	"Any":                  "axes must be distinct and in range -rank..rank-1",
+	"AnyKeepDims":          "axes must be distinct and in range -rank..rank-1",
+	"Argmax":               "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"ArgmaxKeepDims":       "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"Argmin":               "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"ArgminKeepDims":       "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"Argpartition":         "kth must be in range -size..size-1 of the axis",
+	"Argsort":              "the axis must be in range -rank..rank-1",
+	"BroadcastTo":          "each dimension must be equal to the target's or 1, aligned from the right",
+	"Concatenate":          "every tensor needs the same rank and the same dimensions except along axis",
+	"CountNonzero":         "axes must be distinct and in range -rank..rank-1",
+	"CountNonzeroKeepDims": "axes must be distinct and in range -rank..rank-1",
+	"Cummax":               "the axis must be in range -rank..rank-1",
+	"CummaxWith":           "the axis must be in range -rank..rank-1",
+	"Cummin":               "the axis must be in range -rank..rank-1",
+	"CumminWith":           "the axis must be in range -rank..rank-1",
+	"Cumprod":              "the axis must be in range -rank..rank-1",
+	"CumprodWith":          "the axis must be in range -rank..rank-1",
+	"Cumsum":               "the axis must be in range -rank..rank-1",
+	"CumsumWith":           "the axis must be in range -rank..rank-1",
+	"Div":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"ExpandDims":           "axes are positions in the result: distinct, in range -(rank+len(axes))..rank+len(axes)-1",
+	"Flatten":              "start and end must be axes of x with start <= end",
+	"FlattenRange":         "start and end must be axes of x with start <= end",
+	"Flip":                 "axes must be distinct and in range -rank..rank-1",
+	"LogCumSumExp":         "the axis must be in range -rank..rank-1",
+	"LogCumSumExpWith":     "the axis must be in range -rank..rank-1",
+	"LogSumExp":            "axes must be distinct and in range -rank..rank-1",
+	"LogSumExpKeepDims":    "axes must be distinct and in range -rank..rank-1",
+	"MaskedScatter":        "mask is bool and broadcasts to x; values needs at least one element per true position of mask",
+	"Matmul":               "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
+	"MatrixTranspose":      "x needs at least two dimensions",
+	"Max":                  "axes must be distinct and in range -rank..rank-1",
+	"MaxKeepDims":          "axes must be distinct and in range -rank..rank-1",
+	"Maximum":              "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Mean":                 "axes must be distinct and in range -rank..rank-1",
+	"MeanKeepDims":         "axes must be distinct and in range -rank..rank-1",
+	"Median":               "axes must be distinct and in range -rank..rank-1",
+	"MedianKeepDims":       "axes must be distinct and in range -rank..rank-1",
+	"Min":                  "axes must be distinct and in range -rank..rank-1",
+	"MinKeepDims":          "axes must be distinct and in range -rank..rank-1",
+	"Minimum":              "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Moveaxis":             "axes must be in range -rank..rank-1",
+	"Mul":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Pad":                  "give low and high with one non-negative width per axis",
+	"PadEdge":              "give low and high with one non-negative width per axis",
+	"Partition":            "kth must be in range -size..size-1 of the axis",
+	"Pow":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Prod":                 "axes must be distinct and in range -rank..rank-1",
+	"ProdKeepDims":         "axes must be distinct and in range -rank..rank-1",
+	"PutAlongAxis":         "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1; values must broadcast to indices",
+	"Repeat":               "repeats must be >= 0 and axis in range -rank..rank-1",
+	"Reshape":              "the new shape must hold as many elements as the old one; one dimension may be -1 to infer it",
+	"Roll":                 "axes must be distinct and in range -rank..rank-1",
+	"Scatter":              "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterAdd":           "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterMax":           "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterMin":           "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterProd":          "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"SetSlice":             "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis; the update must broadcast to the selected part's shape",
+	"Slice":                "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis",
+	"Sort":                 "the axis must be in range -rank..rank-1; Flatten x first to sort all elements",
+	"Split":                "sections must divide the axis' size; use SplitAt for unequal pieces",
+	"SplitAt":              "indices are ascending positions along axis",
+	"Squeeze":              "only axes of size 1 can be squeezed; axes must be distinct and in range -rank..rank-1",
+	"Stack":                "every tensor needs the same shape; axis is in range -(rank+1)..rank",
+	"Std":                  "axes must be distinct and in range -rank..rank-1",
+	"StdDdof":              "axes must be distinct and in range -rank..rank-1",
+	"StdKeepDims":          "axes must be distinct and in range -rank..rank-1",
+	"Sub":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Sum":                  "axes must be distinct and in range -rank..rank-1",
+	"SumKeepDims":          "axes must be distinct and in range -rank..rank-1",
+	"Swapaxes":             "axes must be in range -rank..rank-1",
+	"Take":                 "indices must be integers in range -n..n-1 for the axis' size n",
+	"TakeAlongAxis":        "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1",
+	"Tile":                 "give one non-negative count per axis",
+	"TopK":                 "k must be in 1..size of axis, and the axis in range -rank..rank-1",
+	"Transpose":            "give a permutation of 0..rank-1, or no axes to reverse them",
+	"Unflatten":            "dims must multiply to the axis' size (one may be -1)",
+	"Var":                  "axes must be distinct and in range -rank..rank-1",
+	"VarDdof":              "axes must be distinct and in range -rank..rank-1",
+	"VarKeepDims":          "axes must be distinct and in range -rank..rank-1",
 }

@@ -126,4 +126,24 @@ std::vector<mx::array> op_logsumexp(const OpArgs& args) {
   return outputs(mx::logsumexp(x, axes_or_all(x, axes), keepdims, s));
 }
 
+// Median
+std::vector<mx::array> op_median(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  return outputs(mx::median(x, axes_or_all(x, axes), keepdims, s));
+}
+
+// CountNonzero
+std::vector<mx::array> op_count_nonzero(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  return outputs(mx::count_nonzero(x, axes_or_all(x, axes), keepdims, s));
+}
+
 }  // namespace emily::gen

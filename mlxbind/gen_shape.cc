@@ -167,4 +167,42 @@ std::vector<mx::array> op_moveaxis(const OpArgs& args) {
   return outputs(mx::moveaxis(x, source, destination, s));
 }
 
+// Unflatten
+std::vector<mx::array> op_unflatten(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  [[maybe_unused]] mx::Shape dims = r.shape();
+  return outputs(mx::unflatten(x, axis, dims, s));
+}
+
+// Atleast1d
+std::vector<mx::array> op_atleast_1d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::atleast_1d(x, s));
+}
+
+// Atleast2d
+std::vector<mx::array> op_atleast_2d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::atleast_2d(x, s));
+}
+
+// Atleast3d
+std::vector<mx::array> op_atleast_3d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::atleast_3d(x, s));
+}
+
+// MatrixTranspose
+std::vector<mx::array> op_matrix_transpose(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::matrix_transpose(x, s));
+}
+
 }  // namespace emily::gen

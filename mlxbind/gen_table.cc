@@ -31,10 +31,13 @@ std::vector<mx::array> op_argmax(const OpArgs&);
 std::vector<mx::array> op_all(const OpArgs&);
 std::vector<mx::array> op_any(const OpArgs&);
 std::vector<mx::array> op_logsumexp(const OpArgs&);
+std::vector<mx::array> op_median(const OpArgs&);
+std::vector<mx::array> op_count_nonzero(const OpArgs&);
 std::vector<mx::array> op_cumsum(const OpArgs&);
 std::vector<mx::array> op_cumprod(const OpArgs&);
 std::vector<mx::array> op_cummax(const OpArgs&);
 std::vector<mx::array> op_cummin(const OpArgs&);
+std::vector<mx::array> op_logcumsumexp(const OpArgs&);
 std::vector<mx::array> op_matmul(const OpArgs&);
 std::vector<mx::array> op_reshape(const OpArgs&);
 std::vector<mx::array> op_transpose(const OpArgs&);
@@ -53,6 +56,11 @@ std::vector<mx::array> op_roll(const OpArgs&);
 std::vector<mx::array> op_flatten(const OpArgs&);
 std::vector<mx::array> op_swapaxes(const OpArgs&);
 std::vector<mx::array> op_moveaxis(const OpArgs&);
+std::vector<mx::array> op_unflatten(const OpArgs&);
+std::vector<mx::array> op_atleast_1d(const OpArgs&);
+std::vector<mx::array> op_atleast_2d(const OpArgs&);
+std::vector<mx::array> op_atleast_3d(const OpArgs&);
+std::vector<mx::array> op_matrix_transpose(const OpArgs&);
 std::vector<mx::array> op_slice(const OpArgs&);
 std::vector<mx::array> op_slice_update(const OpArgs&);
 std::vector<mx::array> op_take(const OpArgs&);
@@ -93,10 +101,13 @@ const AttrSchema attrs_argmax[] = {{"axis", kAttrInts, 0}, {"keepdims", kAttrBoo
 const AttrSchema attrs_all[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
 const AttrSchema attrs_any[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
 const AttrSchema attrs_logsumexp[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_median[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_count_nonzero[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
 const AttrSchema attrs_cumsum[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
 const AttrSchema attrs_cumprod[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
 const AttrSchema attrs_cummax[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
 const AttrSchema attrs_cummin[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
+const AttrSchema attrs_logcumsumexp[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
 const AttrSchema attrs_reshape[] = {{"dims", kAttrShape, 0}, };
 const AttrSchema attrs_transpose[] = {{"axes", kAttrInts, 0}, };
 const AttrSchema attrs_broadcast_to[] = {{"dims", kAttrShape, 0}, };
@@ -114,6 +125,7 @@ const AttrSchema attrs_roll[] = {{"shift", kAttrInt, 0}, {"axes", kAttrInts, 0},
 const AttrSchema attrs_flatten[] = {{"start", kAttrInt, 0}, {"end", kAttrInt, 0}, };
 const AttrSchema attrs_swapaxes[] = {{"axis1", kAttrInt, 0}, {"axis2", kAttrInt, 0}, };
 const AttrSchema attrs_moveaxis[] = {{"source", kAttrInt, 0}, {"destination", kAttrInt, 0}, };
+const AttrSchema attrs_unflatten[] = {{"axis", kAttrInt, 0}, {"dims", kAttrShape, 0}, };
 const AttrSchema attrs_slice[] = {{"start", kAttrInts, 0}, {"stop", kAttrInts, 0}, {"strides", kAttrInts, 0}, };
 const AttrSchema attrs_slice_update[] = {{"start", kAttrInts, 0}, {"stop", kAttrInts, 0}, {"strides", kAttrInts, 0}, };
 const AttrSchema attrs_take[] = {{"axis", kAttrInt, 0}, };
@@ -165,10 +177,13 @@ const OpRow kOpRows[] = {
     {"all", 1, 1, -1, attrs_all, 2, gen::op_all},
     {"any", 1, 1, -1, attrs_any, 2, gen::op_any},
     {"logsumexp", 1, 1, -1, attrs_logsumexp, 2, gen::op_logsumexp},
+    {"median", 1, 1, -1, attrs_median, 2, gen::op_median},
+    {"count_nonzero", 1, 1, -1, attrs_count_nonzero, 2, gen::op_count_nonzero},
     {"cumsum", 1, 1, -1, attrs_cumsum, 3, gen::op_cumsum},
     {"cumprod", 1, 1, -1, attrs_cumprod, 3, gen::op_cumprod},
     {"cummax", 1, 1, -1, attrs_cummax, 3, gen::op_cummax},
     {"cummin", 1, 1, -1, attrs_cummin, 3, gen::op_cummin},
+    {"logcumsumexp", 1, 1, -1, attrs_logcumsumexp, 3, gen::op_logcumsumexp},
     {"matmul", 2, 1, -1, nullptr, 0, gen::op_matmul},
     {"reshape", 1, 1, -1, attrs_reshape, 1, gen::op_reshape},
     {"transpose", 1, 1, -1, attrs_transpose, 1, gen::op_transpose},
@@ -187,6 +202,11 @@ const OpRow kOpRows[] = {
     {"flatten", 1, 1, -1, attrs_flatten, 2, gen::op_flatten},
     {"swapaxes", 1, 1, -1, attrs_swapaxes, 2, gen::op_swapaxes},
     {"moveaxis", 1, 1, -1, attrs_moveaxis, 2, gen::op_moveaxis},
+    {"unflatten", 1, 1, -1, attrs_unflatten, 2, gen::op_unflatten},
+    {"atleast_1d", 1, 1, -1, nullptr, 0, gen::op_atleast_1d},
+    {"atleast_2d", 1, 1, -1, nullptr, 0, gen::op_atleast_2d},
+    {"atleast_3d", 1, 1, -1, nullptr, 0, gen::op_atleast_3d},
+    {"matrix_transpose", 1, 1, -1, nullptr, 0, gen::op_matrix_transpose},
     {"slice", 1, 1, -1, attrs_slice, 3, gen::op_slice},
     {"slice_update", 2, 1, -1, attrs_slice_update, 3, gen::op_slice_update},
     {"take", 2, 1, -1, attrs_take, 1, gen::op_take},

@@ -31,10 +31,13 @@ enum emily_opcode {
   EMILY_OP_ALL, /* All */
   EMILY_OP_ANY, /* Any */
   EMILY_OP_LOGSUMEXP, /* LogSumExp */
+  EMILY_OP_MEDIAN, /* Median */
+  EMILY_OP_COUNT_NONZERO, /* CountNonzero */
   EMILY_OP_CUMSUM, /* Cumsum */
   EMILY_OP_CUMPROD, /* Cumprod */
   EMILY_OP_CUMMAX, /* Cummax */
   EMILY_OP_CUMMIN, /* Cummin */
+  EMILY_OP_LOGCUMSUMEXP, /* LogCumSumExp */
   EMILY_OP_MATMUL, /* Matmul */
   EMILY_OP_RESHAPE, /* Reshape */
   EMILY_OP_TRANSPOSE, /* Transpose */
@@ -53,6 +56,11 @@ enum emily_opcode {
   EMILY_OP_FLATTEN, /* Flatten */
   EMILY_OP_SWAPAXES, /* Swapaxes */
   EMILY_OP_MOVEAXIS, /* Moveaxis */
+  EMILY_OP_UNFLATTEN, /* Unflatten */
+  EMILY_OP_ATLEAST_1D, /* Atleast1d */
+  EMILY_OP_ATLEAST_2D, /* Atleast2d */
+  EMILY_OP_ATLEAST_3D, /* Atleast3d */
+  EMILY_OP_MATRIX_TRANSPOSE, /* MatrixTranspose */
   EMILY_OP_SLICE, /* Slice */
   EMILY_OP_SLICE_UPDATE, /* SetSlice */
   EMILY_OP_TAKE, /* Take */

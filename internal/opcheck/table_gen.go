@@ -114,6 +114,18 @@ var generated = map[string]caller{
 	"LogSumExpKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.LogSumExpKeepDims(in[0], intsAttr(at, "axes")...)}
 	},
+	"Median": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Median(in[0], intsAttr(at, "axes")...)}
+	},
+	"MedianKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.MedianKeepDims(in[0], intsAttr(at, "axes")...)}
+	},
+	"CountNonzero": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CountNonzero(in[0], intsAttr(at, "axes")...)}
+	},
+	"CountNonzeroKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CountNonzeroKeepDims(in[0], intsAttr(at, "axes")...)}
+	},
 	"Cumsum": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Cumsum(in[0], intAttr(at, "axis"))}
 	},
@@ -137,6 +149,12 @@ var generated = map[string]caller{
 	},
 	"CumminWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.CumminWith(in[0], intAttr(at, "axis"), boolAttr(at, "reverse"), boolAttr(at, "inclusive"))}
+	},
+	"LogCumSumExp": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogCumSumExp(in[0], intAttr(at, "axis"))}
+	},
+	"LogCumSumExpWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogCumSumExpWith(in[0], intAttr(at, "axis"), boolAttr(at, "reverse"), boolAttr(at, "inclusive"))}
 	},
 	"Matmul": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Matmul(in[0], in[1])}
@@ -197,6 +215,21 @@ var generated = map[string]caller{
 	},
 	"Moveaxis": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Moveaxis(in[0], intAttr(at, "source"), intAttr(at, "destination"))}
+	},
+	"Unflatten": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Unflatten(in[0], intAttr(at, "axis"), intsAttr(at, "dims")...)}
+	},
+	"Atleast1d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Atleast1d(in[0])}
+	},
+	"Atleast2d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Atleast2d(in[0])}
+	},
+	"Atleast3d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Atleast3d(in[0])}
+	},
+	"MatrixTranspose": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.MatrixTranspose(in[0])}
 	},
 	"Sort": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Sort(in[0], intAttr(at, "axis"))}

@@ -82,6 +82,10 @@ var reduceOps = []Op{
 	reduction("LogSumExp", "logsumexp", "np.log(np.sum(np.exp(x), axis=axes, keepdims=keepdims))",
 		"is log(sum(exp(x))) over axes (all when none), computed without overflow by subtracting the maximum. "+
 			"float64 is not listed: MLX's kernel computes it to about float32 accuracy (1e-8 relative).", DTypeSet{"float32", "float16", "bfloat16"}, true),
+	reduction("Median", "median", "np.median(x, axis=axes, keepdims=keepdims)",
+		"is the middle value of x over axes (all when none; the mean of the two middle values for an even count).", Floats, true),
+	reduction("CountNonzero", "count_nonzero", "np.count_nonzero(x, axis=axes, keepdims=keepdims)",
+		"counts (uint32) the nonzero elements of x over axes (all when none).", AllTypes, false),
 }
 
 func withSamples(op Op, s []Sample) Op { op.Samples = s; return op }

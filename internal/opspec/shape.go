@@ -176,4 +176,30 @@ var shapeOps = []Op{
 			{Shapes: shapes([]int{2, 3, 4}), Attrs: map[string]any{"source": 0, "destination": -1}},
 			{Shapes: shapes([]int{2, 3, 4}), Attrs: map[string]any{"source": 2, "destination": 0}},
 		}},
+	{Name: "Unflatten", Inputs: []string{"x"}, Attrs: []Attr{{Name: "axis", Kind: Int}, {Name: "dims", Kind: Shape, Variadic: true}}, Method: true,
+		Cpp: "mx::unflatten(x, axis, dims, s)", MLX: "mx.unflatten",
+		NumPy: "x.reshape(x.shape[:axis % x.ndim] + tuple(dims) + x.shape[axis % x.ndim + 1:])", DTypes: AllTypes, Grad: true,
+		Doc:  "splits axis of x into the dimensions dims (one may be -1, inferred): the inverse of FlattenRange.",
+		Hint: "dims must multiply to the axis' size (one may be -1)",
+		Samples: []Sample{
+			{Shapes: shapes([]int{6}), Attrs: map[string]any{"axis": 0, "dims": []int{2, 3}}},
+			{Shapes: shapes([]int{2, 12}), Attrs: map[string]any{"axis": -1, "dims": []int{3, -1, 2}}},
+		}},
+	atleast("Atleast1d", "atleast_1d", "np.atleast_1d(x)", "returns x with at least one dimension (a scalar becomes shape [1])."),
+	atleast("Atleast2d", "atleast_2d", "np.atleast_2d(x)", "returns x with at least two dimensions, adding leading axes of size 1 (NumPy's rule)."),
+	atleast("Atleast3d", "atleast_3d", "np.atleast_3d(x)", "returns x with at least three dimensions (NumPy's rule: a vector [n] becomes [1 n 1], a matrix [m n] becomes [m n 1])."),
+	{Name: "MatrixTranspose", Inputs: []string{"x"}, Method: true,
+		Cpp: "mx::matrix_transpose(x, s)", MLX: "mx.matrix_transpose", NumPy: "np.swapaxes(x, -1, -2)", DTypes: AllTypes, Grad: true,
+		Doc:  "swaps the last two axes of x (NumPy's x.mT): the transpose of each matrix in a batch.",
+		Hint: "x needs at least two dimensions",
+		Samples: []Sample{
+			{Shapes: shapes([]int{2, 3})},
+			{Shapes: shapes([]int{4, 2, 3})},
+		}},
+}
+
+func atleast(name, ir, numpy, doc string) Op {
+	return Op{Name: name, IR: ir, Inputs: []string{"x"}, Method: true,
+		Cpp: "mx::" + ir + "(x, s)", MLX: "mx." + ir, NumPy: numpy, DTypes: AllTypes, Grad: true, Doc: doc,
+		Samples: []Sample{{Shapes: shapes([]int{})}, {Shapes: shapes([]int{3})}, {Shapes: shapes([]int{2, 3})}, {Shapes: shapes([]int{2, 3, 4})}}}
 }
