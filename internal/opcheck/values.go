@@ -36,7 +36,9 @@ func isFloat(dt string) bool {
 	return dt == "float32" || dt == "float16" || dt == "bfloat16" || dt == "float64" || dt == "complex64"
 }
 
-func isUnsigned(dt string) bool { return dt == "uint8" || dt == "uint16" || dt == "uint32" || dt == "uint64" }
+func isUnsigned(dt string) bool {
+	return dt == "uint8" || dt == "uint16" || dt == "uint32" || dt == "uint64"
+}
 
 // values draws n values of dtype dt from domain d.
 func values(r *rng, n int, dt string, d opspec.Domain) []float64 {
