@@ -596,8 +596,8 @@ func (t *Tensor) AnyKeepDims(axes ...int) *Tensor {
 }
 
 // LogSumExp is log(sum(exp(x))) over axes (all when none), computed without
-// overflow by subtracting the maximum. float64 is not listed: MLX's kernel
-// computes it to about float32 accuracy (1e-8 relative).
+// overflow by subtracting the maximum (float64 at about float32 precision:
+// MLX's CPU exp).
 //
 // NumPy: np.log(np.sum(np.exp(x), axis=axes, keepdims=keepdims)). MLX:
 // mx.logsumexp.
@@ -840,7 +840,7 @@ func (t *Tensor) CumminWith(axis int, reverse bool, inclusive bool) *Tensor {
 }
 
 // LogCumSumExp is the running log(sum(exp(x))) of x along axis, without
-// overflow.
+// overflow (float64 at about float32 precision: MLX's CPU exp).
 //
 // NumPy: scan(np.logaddexp.accumulate, x, axis, reverse, inclusive,
 // -np.inf). MLX: mx.logcumsumexp.

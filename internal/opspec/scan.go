@@ -50,6 +50,7 @@ var scanOps = []Op{
 	scan("Cumprod", "cumprod", "np.cumprod", "1", "is the running product of x along axis: result i multiplies elements 0..i.", Numeric, true, cumprodSamples),
 	scan("Cummax", "cummax", "np.maximum.accumulate", "0", "is the running maximum of x along axis.", Numeric, true, extremumScanSamples),
 	scan("Cummin", "cummin", "np.minimum.accumulate", "0", "is the running minimum of x along axis.", Numeric, true, extremumScanSamples),
-	scan("LogCumSumExp", "logcumsumexp", "np.logaddexp.accumulate", "-np.inf", "is the running log(sum(exp(x))) of x along axis, without overflow.",
-		DTypeSet{"float32", "float16", "bfloat16"}, true, scanSamples),
+	f32precision(scan("LogCumSumExp", "logcumsumexp", "np.logaddexp.accumulate", "-np.inf",
+		"is the running log(sum(exp(x))) of x along axis, without overflow (float64 at about float32 precision: MLX's CPU exp).",
+		Floats, true, scanSamples)),
 }
