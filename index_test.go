@@ -41,6 +41,8 @@ func TestIndexOpsByHand(t *testing.T) {
 		{"scatter prod", emily.ScatterProd(x, emily.FromSlice([]int32{2, 2}, 2), 2, 1), []int{2, 3}, []int{10, 11, 48, 13, 14, 60}},
 		{"masked scatter", emily.MaskedScatter(x, emily.FromSlice([]bool{true, false, true}, 3), emily.FromSlice([]int32{1, 2, 3, 4}, 4)), []int{2, 3}, []int{1, 11, 2, 3, 14, 4}},
 		{"set slice with a mask", x.SetSlice(0, emily.FromSlice([]bool{false, false, false, true, true, true}, 2, 3)), []int{2, 3}, []int{10, 11, 12, 0, 0, 0}},
+		{"set slice with a row mask, one row value", x.SetSlice(emily.FromSlice([]int32{7, 8, 9}, 3), emily.FromSlice([]bool{false, true}, 2)), []int{2, 3}, []int{10, 11, 12, 7, 8, 9}},
+		{"set slice with a row mask, a value per row", x.SetSlice(emily.FromSlice([]int32{1, 2, 3, 4, 5, 6}, 2, 3), emily.FromSlice([]bool{true, true}, 2)), []int{2, 3}, []int{1, 2, 3, 4, 5, 6}},
 		{"set slice with an index tensor", x.SetSlice(emily.FromSlice([]int32{5, 6}, 2, 1), emily.Colon, emily.FromSlice([]int32{1}, 1)), []int{2, 3}, []int{10, 5, 12, 13, 6, 15}},
 		{"T", x.T(), []int{3, 2}, []int{10, 13, 11, 14, 12, 15}},
 	}

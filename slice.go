@@ -579,7 +579,13 @@ func SetSlice(x *Tensor, value any, indices ...any) *Tensor {
 				}
 				m = Reshape(m, sh...)
 			}
-			if v.Rank() == 0 {
+			// A value that is the same for every selected position (it
+			// broadcasts to the dims the mask leaves) is spread over x, so
+			// each true position finds it in place; otherwise its elements
+			// are taken in order, one row per true position (NumPy's
+			// x[mask] = v with v of shape [count, ...]).
+			k := it.t.Rank()
+			if v.Rank() <= x.Rank()-k && broadcastable(v.Shape(), x.Shape()[k:]) {
 				v = BroadcastTo(v, x.Shape()...)
 			}
 			return MaskedScatter(x, m, v)

@@ -158,7 +158,38 @@ func run(c int, r *rand.Rand) (res result) {
 		ax++
 	}
 	var value *emily.Tensor
-	if res.Set {
+	if res.Set && rank > 0 && r.IntN(4) == 0 {
+		// x[mask] = v with a mask over the leading axis and v a scalar,
+		// one row for all, or one row per true position.
+		n := shape[0]
+		m := make([]bool, n)
+		count := 0
+		for i := range m {
+			m[i] = r.IntN(2) == 0
+			if m[i] {
+				count++
+			}
+		}
+		idx = []any{emily.FromSlice(m, n)}
+		res.Items = []item{{K: "mask", M: m, Shape: []int{n}}}
+		var vshape []int
+		switch r.IntN(3) {
+		case 1:
+			vshape = shape[1:]
+		case 2:
+			vshape = append([]int{count}, shape[1:]...)
+		}
+		size := 1
+		for _, d := range vshape {
+			size *= d
+		}
+		vs := make([]int32, size)
+		for i := range vs {
+			vs[i] = int32(1000 + i)
+		}
+		res.Value, res.VShape = vs, vshape
+		value = emily.FromSlice(vs, size).Reshape(vshape...)
+	} else if res.Set {
 		// A value of a shape that broadcasts to most selections: a
 		// scalar or the selection's own shape, computed by Slice.
 		sel, err := try(func() *emily.Tensor { return x.Slice(idx...) })
