@@ -104,7 +104,9 @@ func execute(ctx context.Context, s *interp.Session, r request, enc *encoder) ev
 	if res.Shown {
 		ev.Shown, ev.Text = true, res.Text
 		ev.MIME = display.MIME(res.Value)
-		ev.MIME["text/plain"] = res.Text
+		if _, several := res.Value.([]any); several {
+			ev.MIME["text/plain"] = res.Text // the session's rendering of several results
+		}
 	}
 	return ev
 }

@@ -58,7 +58,9 @@ func (p inProcess) ExecuteFrom(ctx context.Context, origin interp.Origin, code s
 		return supervisor.Result{}, err
 	}
 	mime := display.MIME(res.Value)
-	mime["text/plain"] = res.Text // the session's rendering also covers several results
+	if _, several := res.Value.([]any); several {
+		mime["text/plain"] = res.Text // the session's rendering of several results
+	}
 	return supervisor.Result{Shown: true, Text: res.Text, MIME: mime}, nil
 }
 
