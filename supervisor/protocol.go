@@ -44,6 +44,13 @@ type event struct {
 	Err   *wireError     `json:"err,omitempty"`
 	Stuck bool           `json:"stuck,omitempty"`
 
+	// display, clear_output: the display package's Sink and Clearer,
+	// forwarded to the front end's writer (display_data on Jupyter).
+	Meta      map[string]any `json:"meta,omitempty"`
+	DisplayID string         `json:"display_id,omitempty"`
+	Update    bool           `json:"update,omitempty"`
+	Wait      bool           `json:"wait,omitempty"`
+
 	// completions
 	Matches    []string `json:"matches,omitempty"`
 	Start, End int

@@ -398,6 +398,20 @@ func (w *worker) readEvents(r io.Reader) {
 		switch ev.Kind {
 		case "ready":
 			w.ready <- ev
+		case "display":
+			if o, ok := w.outs[ev.ID]; ok {
+				if sink, ok := o[0].(interface {
+					Display(data, metadata map[string]any, id string, update bool)
+				}); ok {
+					sink.Display(ev.MIME, ev.Meta, ev.DisplayID, ev.Update)
+				}
+			}
+		case "clear_output":
+			if o, ok := w.outs[ev.ID]; ok {
+				if c, ok := o[0].(interface{ ClearOutput(wait bool) }); ok {
+					c.ClearOutput(ev.Wait)
+				}
+			}
 		case "stdout", "stderr":
 			if o, ok := w.outs[ev.ID]; ok {
 				i := 0

@@ -143,6 +143,19 @@ func (o *output) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// Display forwards display.Show's bundles (the display package's Sink),
+// after the output written before them.
+func (o *output) Display(data, metadata map[string]any, id string, update bool) {
+	o.flush()
+	o.enc.send(event{ID: o.id, Kind: "display", MIME: data, Meta: metadata, DisplayID: id, Update: update})
+}
+
+// ClearOutput forwards the display package's Clearer.
+func (o *output) ClearOutput(wait bool) {
+	o.flush()
+	o.enc.send(event{ID: o.id, Kind: "clear_output", Wait: wait})
+}
+
 func (o *output) tick() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
