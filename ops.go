@@ -36,7 +36,9 @@ func apply(name string, op ir.Op, attrs []int64, xs ...*Tensor) *Tensor {
 		panic(newError(name, nil, err, xs))
 	}
 	t := &Tensor{arr: out, stream: s}
-	if tr != nil {
+	if tr == nil {
+		track(t)
+	} else {
 		nodes := make([]*ir.Node, len(xs))
 		for i, x := range xs {
 			nodes[i] = tr.nodeOf(x)
