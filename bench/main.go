@@ -32,6 +32,7 @@ var (
 	budget  = flag.Duration("budget", 400*time.Millisecond, "time spent on each case after its warm-up call")
 	big     = flag.String("big", "auto", "run the 4096 bf16 matmul: yes, no, auto (on the GPU only)")
 	only    = flag.String("only", "", "comma-separated workload ids to run (default: all)")
+	lock    = flag.Bool("lock", false, "run everything on one OS thread (runtime.LockOSThread), to see what thread changes cost")
 	jsonOut = flag.String("json", "", "also write every time (seconds per call) to this file")
 )
 
@@ -258,6 +259,9 @@ func peers(id, dev string) (map[string]float64, error) {
 
 func main() {
 	flag.Parse()
+	if *lock {
+		runtime.LockOSThread()
+	}
 	if *device != "" {
 		if err := emily.SetDefaultDevice(*device); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -265,8 +269,8 @@ func main() {
 		}
 	}
 	dev := emily.DefaultDevice()
-	fmt.Printf("emily bench: MLX %s, device %s, %s, GOMAXPROCS=%d, budget %v per case\n\n",
-		emily.MLXVersion(), dev, runtime.Version(), runtime.GOMAXPROCS(0), *budget)
+	fmt.Printf("emily bench: MLX %s, device %s, %s, GOMAXPROCS=%d, budget %v per case, locked to a thread: %v\n\n",
+		emily.MLXVersion(), dev, runtime.Version(), runtime.GOMAXPROCS(0), *budget, *lock)
 
 	overheads(dev)
 

@@ -46,10 +46,12 @@ func init() {
 		"Minimum":            reflect.ValueOf(emily.Minimum),
 		"Mul":                reflect.ValueOf(emily.Mul),
 		"Neg":                reflect.ValueOf(emily.Neg),
+		"NewScope":           reflect.ValueOf(emily.NewScope),
 		"Ones":               reflect.ValueOf(emily.Ones),
 		"Pow":                reflect.ValueOf(emily.Pow),
 		"Reshape":            reflect.ValueOf(emily.Reshape),
 		"Scalar":             reflect.ValueOf(emily.Scalar),
+		"Scoped":             reflect.ValueOf(emily.Scoped),
 		"SetDefaultDevice":   reflect.ValueOf(emily.SetDefaultDevice),
 		"SetMemoryLimit":     reflect.ValueOf(emily.SetMemoryLimit),
 		"Sigmoid":            reflect.ValueOf(emily.Sigmoid),
@@ -78,6 +80,7 @@ func init() {
 		"MemoryStats": reflect.ValueOf((*emily.MemoryStats)(nil)),
 		"Option":      reflect.ValueOf((*emily.Option)(nil)),
 		"ProgramInfo": reflect.ValueOf((*emily.ProgramInfo)(nil)),
+		"Scope":       reflect.ValueOf((*emily.Scope)(nil)),
 		"Tensor":      reflect.ValueOf((*emily.Tensor)(nil)),
 	}
 }
