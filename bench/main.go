@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/ir"
 	"github.com/emily-go/emily/mlxbind"
 )
 
@@ -273,6 +274,7 @@ func main() {
 		emily.MLXVersion(), dev, runtime.Version(), runtime.GOMAXPROCS(0), *budget, *lock)
 
 	overheads(dev)
+	floorSteps(dev)
 
 	all := map[string]map[string]float64{}
 	ws := workloads(dev)
@@ -396,6 +398,48 @@ func overheads(dev string) {
 	close(req)
 	fmt.Printf("eager add, build only (4 floats): %s direct cgo, %s through a pinned goroutine\n\n",
 		human(direct), human(handoff))
+}
+
+// floorSteps splits the per-call floor (an add on 4 floats, evaluated and
+// read back) into its steps through the binding, to see where Emily's time
+// over MLX's own goes.
+func floorSteps(dev string) {
+	d, _ := mlxbind.ParseDevice(dev)
+	s, err := mlxbind.DefaultStream(d)
+	if err != nil {
+		panic(err)
+	}
+	a := emily.Ones(4).Eval()
+	raw, _ := mlxbind.FromBytes(make([]byte, 16), []int{4}, mlxbind.Float32)
+	mlxbind.Eval(raw)
+	add := int(ir.Add)
+	step := func(name string, fn func()) {
+		fmt.Printf("  %-52s %s\n", name, human(timeit(fn)))
+	}
+	fmt.Println("per-call floor, step by step:")
+	step("mlxbind.Op(add) + Free (build only)", func() {
+		y, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
+		y.Free()
+	})
+	step("mlxbind.Op(add) + Eval + Free", func() {
+		y, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
+		mlxbind.Eval(y)
+		y.Free()
+	})
+	step("mlxbind.Op(add) + Bytes + Free", func() {
+		y, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
+		y.Bytes(s)
+		y.Free()
+	})
+	step("Bytes of an evaluated array", func() { raw.Bytes(s) })
+	step("mlxbind.Memory()", func() { mlxbind.Memory() })
+	step("emily.Add + ToFloat32s + Free", func() {
+		y := emily.Add(a, a)
+		y.ToFloat32s()
+		y.Free()
+	})
+	step("emily.Add + ToFloat32s, result left to the GC", func() { emily.Add(a, a).ToFloat32s() })
+	fmt.Println()
 }
 
 func human(s float64) string {
