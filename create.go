@@ -63,33 +63,6 @@ func Scalar(v float64) *Tensor {
 	return fromBytes("Scalar", data, nil, dt)
 }
 
-// Full makes a float32 tensor of the given shape filled with v.
-func Full(v float64, dims ...int) *Tensor {
-	xs := make([]float32, product(dims))
-	for i := range xs {
-		xs[i] = float32(v)
-	}
-	return FromSlice(xs, dims...)
-}
-
-// Zeros makes a float32 tensor of zeros.
-func Zeros(dims ...int) *Tensor { return Full(0, dims...) }
-
-// Ones makes a float32 tensor of ones.
-func Ones(dims ...int) *Tensor { return Full(1, dims...) }
-
-// Arange makes the int32 vector 0, 1, …, n-1 (as mx.arange(n) does).
-func Arange(n int) *Tensor {
-	if n < 0 {
-		panic(&Error{Op: "Arange", Err: fmt.Errorf("negative length %d", n)})
-	}
-	xs := make([]int32, n)
-	for i := range xs {
-		xs[i] = int32(i)
-	}
-	return FromSlice(xs)
-}
-
 func fromBytes(op string, data []byte, dims []int, dt mlxbind.DType) *Tensor {
 	for _, d := range dims {
 		if d < 0 {

@@ -22,3 +22,6 @@ const (
 	BFloat16  = mlxbind.BFloat16
 	Complex64 = mlxbind.Complex64
 )
+
+// ParseDType returns the dtype named s: "float32", "int64", "bfloat16", …
+func ParseDType(s string) (DType, error) { return mlxbind.ParseDType(s) }

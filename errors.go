@@ -40,17 +40,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// hints say how to fix the usual shape errors of each op family.
-var hints = map[string]string{
-	"Add": broadcastHint, "Sub": broadcastHint, "Mul": broadcastHint, "Div": broadcastHint,
-	"Maximum": broadcastHint, "Minimum": broadcastHint, "Pow": broadcastHint,
-	"Matmul":      "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
-	"Reshape":     "the new shape must hold as many elements as the old one; one dimension may be -1 to infer it",
-	"BroadcastTo": "each dimension must be equal to the target's or 1, aligned from the right",
-	"Transpose":   "give a permutation of 0..rank-1, or no axes to reverse them",
-}
-
-const broadcastHint = "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand"
+// The hints map (how to fix a bad call of each op) is generated from the
+// op spec into ops_gen.go.
 
 func newError(op string, hint *string, err error, operands []*Tensor) *Error {
 	e := &Error{Op: op, Err: err, Hint: hints[op]}

@@ -1,22 +1,35 @@
 package emily
 
+//go:generate go run ./internal/opgen
+
 import (
 	"fmt"
+	"strings"
 
 	"github.com/emily-go/emily/ir"
 	"github.com/emily-go/emily/mlxbind"
 )
 
-// apply runs op on xs. Eagerly, it is one lazy MLX op. While tracing (any
-// operand symbolic) MLX still builds the op on placeholders, which checks
-// shapes and infers the result's shape and dtype exactly as the eager op
-// would, and the op is recorded in the trace's graph.
-func apply(name string, op ir.Op, attrs []int64, xs ...*Tensor) *Tensor {
+// The ops themselves are generated from internal/opspec into ops_gen.go;
+// this file holds what they share: running an op eagerly or recording it
+// in a trace, Go numbers as operands, and attribute conversions.
+
+// apply runs a single-result op on xs (see applyMulti).
+func apply(name string, op ir.Op, attrs ir.Attrs, xs ...*Tensor) *Tensor {
+	return applyMulti(name, op, attrs, xs...)[0]
+}
+
+// applyMulti runs op on xs. Eagerly, it is one lazy MLX op. While tracing
+// (any operand symbolic, or no operand and a trace running on this
+// goroutine) MLX still builds the op on placeholders, which checks shapes
+// and infers the results' shapes and dtypes exactly as the eager op would,
+// and the op is recorded in the trace's graph.
+func applyMulti(name string, op ir.Op, attrs ir.Attrs, xs ...*Tensor) []*Tensor {
 	var tr *tracer
 	arrays := make([]*mlxbind.Array, len(xs))
 	for i, x := range xs {
 		if x == nil {
-			panic(&Error{Op: name, Err: fmt.Errorf("operand %d is nil", i)})
+			panic(&Error{Op: name, Err: fmt.Errorf("operand %d is nil", i+1)})
 		}
 		if x.tr != nil {
 			if tr != nil && tr != x.tr {
@@ -26,149 +39,135 @@ func apply(name string, op ir.Op, attrs []int64, xs ...*Tensor) *Tensor {
 		}
 		arrays[i] = x.arr
 	}
-	s := xs[0].stream
-	if tr != nil {
+	var s mlxbind.Stream
+	switch {
+	case tr != nil:
 		tr.check(name)
 		s = tr.stream
+	case len(xs) > 0:
+		s = xs[0].stream
+	default:
+		// No operand (constructors, random keys): a trace on this
+		// goroutine records it as an op; otherwise it runs eagerly.
+		if tr = activeTrace(); tr != nil {
+			s = tr.stream
+		} else {
+			s = defaultStream()
+		}
 	}
-	out, err := mlxbind.Op(s, int(op), arrays, attrs)
+	outs, err := mlxbind.Op(s, int(op), arrays, attrs)
 	if err != nil {
 		panic(newError(name, nil, err, xs))
 	}
-	t := &Tensor{arr: out, stream: s}
-	if tr == nil {
-		track(t)
-	} else {
+	ts := make([]*Tensor, len(outs))
+	for i, o := range outs {
+		ts[i] = &Tensor{arr: o, stream: s, tr: tr}
+		if tr == nil {
+			track(ts[i])
+		}
+	}
+	if tr != nil {
 		nodes := make([]*ir.Node, len(xs))
 		for i, x := range xs {
 			nodes[i] = tr.nodeOf(x)
 		}
-		t.node = tr.g.Apply(op, attrs, out.Shape(), out.DType(), nodes...)
-		t.tr = tr
+		if op.Info().Outputs == 1 {
+			ts[0].node = tr.g.Apply(op, attrs, outs[0].Shape(), outs[0].DType(), nodes...)
+		} else {
+			shapes := make([][]int, len(outs))
+			dtypes := make([]mlxbind.DType, len(outs))
+			for i, o := range outs {
+				shapes[i], dtypes[i] = o.Shape(), o.DType()
+			}
+			for i, n := range tr.g.ApplyMulti(op, attrs, shapes, dtypes, nodes...) {
+				ts[i].node = n
+			}
+		}
 	}
-	return t
+	return ts
 }
 
-// Arithmetic, elementwise with broadcasting.
-
-// Add returns a + b.
-func Add(a, b *Tensor) *Tensor { return apply("Add", ir.Add, nil, a, b) }
-
-// Sub returns a - b.
-func Sub(a, b *Tensor) *Tensor { return apply("Sub", ir.Subtract, nil, a, b) }
-
-// Mul returns a * b.
-func Mul(a, b *Tensor) *Tensor { return apply("Mul", ir.Multiply, nil, a, b) }
-
-// Div returns a / b.
-func Div(a, b *Tensor) *Tensor { return apply("Div", ir.Divide, nil, a, b) }
-
-// Pow returns a raised to b.
-func Pow(a, b *Tensor) *Tensor { return apply("Pow", ir.Power, nil, a, b) }
-
-// Maximum returns the elementwise larger of a and b.
-func Maximum(a, b *Tensor) *Tensor { return apply("Maximum", ir.Maximum, nil, a, b) }
-
-// Minimum returns the elementwise smaller of a and b.
-func Minimum(a, b *Tensor) *Tensor { return apply("Minimum", ir.Minimum, nil, a, b) }
-
-// Elementwise functions.
-
-// Neg returns -x.
-func Neg(x *Tensor) *Tensor { return apply("Neg", ir.Negate, nil, x) }
-
-// Exp returns e**x.
-func Exp(x *Tensor) *Tensor { return apply("Exp", ir.Exp, nil, x) }
-
-// Log returns the natural logarithm of x.
-func Log(x *Tensor) *Tensor { return apply("Log", ir.Log, nil, x) }
-
-// Tanh returns the hyperbolic tangent of x.
-func Tanh(x *Tensor) *Tensor { return apply("Tanh", ir.Tanh, nil, x) }
-
-// Sqrt returns the square root of x.
-func Sqrt(x *Tensor) *Tensor { return apply("Sqrt", ir.Sqrt, nil, x) }
-
-// Abs returns |x|.
-func Abs(x *Tensor) *Tensor { return apply("Abs", ir.Abs, nil, x) }
-
-// Sigmoid returns 1 / (1 + e**-x).
-func Sigmoid(x *Tensor) *Tensor { return apply("Sigmoid", ir.Sigmoid, nil, x) }
-
-// Reductions: over the given axes (negative counts from the end), or over
-// all axes when none are given; the reduced axes are removed.
-
-func reduce(name string, op ir.Op, x *Tensor, keepdims bool, axes []int) *Tensor {
-	attrs := make([]int64, 1, 1+len(axes))
-	if keepdims {
-		attrs[0] = 1
+// weak turns each operand into a tensor: a *Tensor as is, a Go number as
+// a weakly typed scalar that takes its dtype from the tensor operands the
+// way MLX treats Python scalars (an int keeps the tensor's dtype; a float
+// keeps a float tensor's dtype and promotes an integer tensor to float32).
+func weak(op string, operands ...any) []*Tensor {
+	var like *Tensor
+	for _, o := range operands {
+		if t, ok := o.(*Tensor); ok && t != nil {
+			like = t
+			break
+		}
 	}
-	for _, a := range axes {
-		attrs = append(attrs, int64(a))
-	}
-	return apply(name, op, attrs, x)
-}
-
-// Sum adds up x over axes (all when none).
-func Sum(x *Tensor, axes ...int) *Tensor { return reduce("Sum", ir.Sum, x, false, axes) }
-
-// Max is the largest element of x over axes (all when none).
-func Max(x *Tensor, axes ...int) *Tensor { return reduce("Max", ir.Max, x, false, axes) }
-
-// Min is the smallest element of x over axes (all when none).
-func Min(x *Tensor, axes ...int) *Tensor { return reduce("Min", ir.Min, x, false, axes) }
-
-// Mean averages x over axes (all when none).
-func Mean(x *Tensor, axes ...int) *Tensor { return reduce("Mean", ir.Mean, x, false, axes) }
-
-// SumKeepDims is Sum with the reduced axes kept as size 1, for broadcasting
-// the result back against x.
-func SumKeepDims(x *Tensor, axes ...int) *Tensor { return reduce("SumKeepDims", ir.Sum, x, true, axes) }
-
-// MaxKeepDims is Max with the reduced axes kept as size 1.
-func MaxKeepDims(x *Tensor, axes ...int) *Tensor { return reduce("MaxKeepDims", ir.Max, x, true, axes) }
-
-// Linear algebra.
-
-// Matmul is the matrix product of a and b, batched over leading axes.
-func Matmul(a, b *Tensor) *Tensor { return apply("Matmul", ir.Matmul, nil, a, b) }
-
-// Shape and type.
-
-func ints64(xs []int) []int64 {
-	out := make([]int64, len(xs))
-	for i, x := range xs {
-		out[i] = int64(x)
+	out := make([]*Tensor, len(operands))
+	for i, o := range operands {
+		switch v := o.(type) {
+		case *Tensor:
+			if v == nil {
+				panic(&Error{Op: op, Err: fmt.Errorf("operand %d is a nil tensor", i+1)})
+			}
+			out[i] = v
+		default:
+			t, err := weakScalar(v, like)
+			if err != nil {
+				panic(&Error{Op: op, Err: fmt.Errorf("operand %d: %w", i+1, err),
+					Hint: "pass a *emily.Tensor or a Go number (int, float64, bool, …)"})
+			}
+			out[i] = t
+		}
 	}
 	return out
 }
 
-// Reshape returns x with new dimensions (one may be -1, inferred).
-func Reshape(x *Tensor, dims ...int) *Tensor { return apply("Reshape", ir.Reshape, ints64(dims), x) }
-
-// Reshape returns t with new dimensions (one may be -1, inferred).
-func (t *Tensor) Reshape(dims ...int) *Tensor { return Reshape(t, dims...) }
-
-// Transpose permutes x's axes (reverses them when none are given).
-func Transpose(x *Tensor, axes ...int) *Tensor {
-	return apply("Transpose", ir.Transpose, ints64(axes), x)
-}
-
-// Transpose permutes t's axes (reverses them when none are given).
-func (t *Tensor) Transpose(axes ...int) *Tensor { return Transpose(t, axes...) }
-
-// BroadcastTo repeats x along axes of size 1 (and new leading axes) to dims.
-func BroadcastTo(x *Tensor, dims ...int) *Tensor {
-	return apply("BroadcastTo", ir.BroadcastTo, ints64(dims), x)
-}
-
-// Astype converts x's elements to dtype.
-func Astype(x *Tensor, dtype DType) *Tensor {
-	if !dtype.Valid() {
-		panic(&Error{Op: "Astype", Shapes: []string{describe(x)}, Err: fmt.Errorf("unknown dtype %d", int(dtype))})
+// weakScalar makes the 0-d tensor for a Go number next to tensor like.
+func weakScalar(v any, like *Tensor) (*Tensor, error) {
+	n, err := goNumber(v)
+	if err != nil {
+		return nil, err
 	}
-	return apply("Astype", ir.Astype, []int64{int64(dtype)}, x)
+	dt := map[byte]DType{'b': Bool, 'i': Int32, 'u': Int32, 'f': Float32, 'c': Complex64}[n.kind]
+	if like != nil {
+		ld := like.DType()
+		switch {
+		case n.kind == 'b':
+			dt = Bool
+		case (n.kind == 'i' || n.kind == 'u') && ld != Bool:
+			dt = ld
+		case n.kind == 'f' && isInexact(ld):
+			dt = ld
+		}
+	}
+	s := defaultStream()
+	if like != nil {
+		s = like.stream
+	}
+	a, err := n.array(dt, s)
+	if err != nil {
+		return nil, err
+	}
+	return track(&Tensor{arr: a, stream: s}), nil
 }
 
-// Astype converts t's elements to dtype.
-func (t *Tensor) Astype(dtype DType) *Tensor { return Astype(t, dtype) }
+func isInexact(d DType) bool {
+	return d == Float16 || d == Float32 || d == Float64 || d == BFloat16 || d == Complex64
+}
+
+// enumIndex returns value's index among an enum attribute's values.
+func enumIndex(op, attr, value string, values []string) int {
+	for i, v := range values {
+		if v == value {
+			return i
+		}
+	}
+	panic(&Error{Op: op, Err: fmt.Errorf("%s %q is not one of %s", attr, value, strings.Join(values, ", ")),
+		Hint: fmt.Sprintf("pass %s as one of %q", attr, values)})
+}
+
+// mustDType is a fixed dtype attribute of a generated function.
+func mustDType(name string) DType {
+	d, err := mlxbind.ParseDType(name)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}

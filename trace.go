@@ -1,9 +1,13 @@
 package emily
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
+	"runtime"
 	"runtime/debug"
+	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/emily-go/emily/ir"
@@ -42,7 +46,73 @@ func placeholder(s mlxbind.Stream, shape []int, dt mlxbind.DType) (*mlxbind.Arra
 		return nil, err
 	}
 	defer one.Free()
-	return mlxbind.Op(s, int(ir.BroadcastTo), []*mlxbind.Array{one}, ints64(shape))
+	var at ir.Attrs
+	at.Ints(shape)
+	out, err := mlxbind.Op(s, int(ir.BroadcastTo), []*mlxbind.Array{one}, at)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// Traces by goroutine, so that an op with no tensor operand (a
+// constructor, a random key) made while a function is being traced is
+// recorded in that trace rather than run eagerly. The count keeps the
+// eager path free of the goroutine lookup when nothing is tracing.
+var traces struct {
+	active atomic.Int32
+	mu     sync.Mutex
+	byG    map[uint64]*tracer
+}
+
+// goroutineID reads the current goroutine's id from its stack header
+// ("goroutine 17 [running]:"): Go has no public API for it, and this is
+// only done while some trace is running.
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
+}
+
+// activeTrace returns the trace running on this goroutine, if any.
+func activeTrace() *tracer {
+	if traces.active.Load() == 0 {
+		return nil
+	}
+	id := goroutineID()
+	traces.mu.Lock()
+	defer traces.mu.Unlock()
+	return traces.byG[id]
+}
+
+// enterTrace makes tr this goroutine's trace and returns a function that
+// restores the previous one (traces nest when a jitted function calls
+// another on concrete values while being traced).
+func enterTrace(tr *tracer) func() {
+	id := goroutineID()
+	traces.mu.Lock()
+	if traces.byG == nil {
+		traces.byG = map[uint64]*tracer{}
+	}
+	prev, had := traces.byG[id]
+	traces.byG[id] = tr
+	traces.mu.Unlock()
+	traces.active.Add(1)
+	return func() {
+		traces.active.Add(-1)
+		traces.mu.Lock()
+		if had {
+			traces.byG[id] = prev
+		} else {
+			delete(traces.byG, id)
+		}
+		traces.mu.Unlock()
+	}
 }
 
 // traceCall runs fn on symbolic tensors for inputs and returns the graph
@@ -50,6 +120,7 @@ func placeholder(s mlxbind.Stream, shape []int, dt mlxbind.DType) (*mlxbind.Arra
 func traceCall(fn reflect.Value, g *ir.Graph, inputs []*ir.Node, s mlxbind.Stream) (outs []*ir.Node, err error) {
 	tr := &tracer{g: g, stream: s}
 	defer tr.done.Store(true)
+	defer enterTrace(tr)()
 	args := make([]reflect.Value, len(inputs))
 	for i, n := range inputs {
 		ph, perr := placeholder(s, n.Shape, n.DType)

@@ -43,7 +43,11 @@ func values(t *testing.T, a *mlxbind.Array) []float32 {
 func hostTracer(g *ir.Graph, in []*ir.Node, s mlxbind.Stream) ([]*ir.Node, error) {
 	e := g.Apply(ir.Exp, nil, in[0].Shape, in[0].DType, in[0])
 	h := g.Host("double", func(args []*mlxbind.Array) (*mlxbind.Array, error) {
-		return mlxbind.Op(s, int(ir.Add), []*mlxbind.Array{args[0], args[0]}, nil)
+		outs, err := mlxbind.Op(s, int(ir.Add), []*mlxbind.Array{args[0], args[0]}, nil)
+		if err != nil {
+			return nil, err
+		}
+		return outs[0], nil
 	}, in[0].Shape, in[0].DType, e)
 	return []*ir.Node{h}, nil
 }

@@ -28,6 +28,15 @@ func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 		consumers[o.ID] += output
 	}
 	vals := make(map[int]*mlxbind.Array, len(sched))
+	// Results of multi-result ops are read through ResultNodes; a result
+	// no live ResultNode reads is freed at once.
+	multi := map[int][]*mlxbind.Array{}
+	liveResult := map[[2]int]bool{}
+	for _, n := range sched {
+		if n.Kind == ir.ResultNode {
+			liveResult[[2]int{n.Inputs[0].ID, n.Index}] = true
+		}
+	}
 	// uses counts the references still to come per array; a host node may
 	// return one of its operands, so two nodes can share an array.
 	uses := make(map[*mlxbind.Array]int, len(sched))
@@ -47,24 +56,41 @@ func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 			v = inputs[n.Index]
 		case ir.ConstNode:
 			v = g.Consts[n.Index]
+		case ir.ResultNode:
+			v = multi[n.Inputs[0].ID][n.Index]
 		case ir.ApplyNode, ir.HostNode:
 			args := make([]*mlxbind.Array, len(n.Inputs))
 			for i, in := range n.Inputs {
 				args[i] = vals[in.ID]
 			}
+			var results []*mlxbind.Array
 			if n.Kind == ir.HostNode {
 				v, err = n.Host(args)
 			} else {
-				v, err = mlxbind.Op(s, int(n.Op), args, n.Attrs)
+				results, err = mlxbind.Op(s, int(n.Op), args, n.Attrs)
+				if err == nil && !n.Multi() {
+					v = results[0]
+				}
 			}
 			if err != nil {
 				releaseAll()
 				return nil, fmt.Errorf("evaluator: %s: %w", n.Describe(), err)
 			}
-			if !isOperand(v, args) && v != nil {
-				made[v] = true
+			if n.Multi() {
+				multi[n.ID] = results
+				for i, r := range results {
+					if liveResult[[2]int{n.ID, i}] {
+						made[r] = true
+					} else {
+						r.Free()
+					}
+				}
+			} else {
+				if !isOperand(v, args) && v != nil {
+					made[v] = true
+				}
+				uses[v] += consumers[n.ID]
 			}
-			uses[v] += consumers[n.ID]
 			for _, a := range args {
 				uses[a]--
 				if uses[a] == 0 && made[a] {

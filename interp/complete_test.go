@@ -55,8 +55,8 @@ func TestComplete(t *testing.T) {
 		start, end int
 		exact      bool
 	}{
-		{"emily.Ar", -1, []string{"emily.Arange"}, 0, 8, true},
-		{"x := emily.Zer", -1, []string{"emily.Zeros"}, 5, 14, true},
+		{"emily.Ar", -1, []string{"emily.Arange", "emily.ArangeOf"}, 0, 8, true},
+		{"x := emily.Matm", -1, []string{"emily.Matmul"}, 5, 15, true},
 		{"emily.", -1, []string{"emily.Arange", "emily.Jit", "emily.Tensor", "emily.Float32"}, 0, 6, false},
 		{"fmt.Printl", -1, []string{"fmt.Println"}, 0, 10, true},
 		{"math.Sq", -1, []string{"math.Sqrt", "math.Sqrt2"}, 0, 7, false},
@@ -68,7 +68,7 @@ func TestComplete(t *testing.T) {
 		{"tv.Resh", -1, []string{"tv.Reshape"}, 0, 7, true},
 		{"fo", -1, []string{"for"}, 0, 2, false},
 		{"appe", -1, []string{"append"}, 0, 4, true},
-		{"emily.Ar + 1", 8, []string{"emily.Arange"}, 0, 8, true},
+		{"emily.Ar + 1", 8, []string{"emily.Arange", "emily.ArangeOf"}, 0, 8, true},
 		{"", -1, nil, 0, 0, true},
 		{"x := ", -1, nil, 5, 5, true},
 		{"nosuchpkg.Fo", -1, nil, 12, 12, true},

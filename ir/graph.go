@@ -13,10 +13,11 @@ type NodeKind int
 
 // Node kinds.
 const (
-	InputNode NodeKind = iota // a parameter of the traced function
-	ConstNode                 // a concrete tensor the function captured
-	ApplyNode                 // an op applied to other nodes
-	HostNode                  // Go code applied to other nodes: the evaluator can run it, a Program cannot
+	InputNode  NodeKind = iota // a parameter of the traced function
+	ConstNode                  // a concrete tensor the function captured
+	ApplyNode                  // an op applied to other nodes
+	HostNode                   // Go code applied to other nodes: the evaluator can run it, a Program cannot
+	ResultNode                 // result Index of a multi-result ApplyNode (Inputs[0])
 )
 
 // HostFunc is the Go side of a HostNode: it gets the operands' values and
@@ -31,7 +32,8 @@ type Node struct {
 	Op     Op      // ApplyNode only
 	Inputs []*Node // ApplyNode and HostNode
 	Attrs  []int64 // ApplyNode only
-	Index  int     // InputNode: parameter index; ConstNode: index into Graph.Consts
+	Index  int     // InputNode: parameter index; ConstNode: index into Graph.Consts; ResultNode: which result
+	NOut   int     // ApplyNode of a multi-result op: its result count (0 for single-result ops)
 	Shape  []int
 	DType  mlxbind.DType
 	Host   HostFunc // HostNode only
@@ -83,6 +85,21 @@ func (g *Graph) Apply(op Op, attrs []int64, shape []int, dtype mlxbind.DType, in
 	return g.add(&Node{Kind: ApplyNode, Op: op, Inputs: inputs, Attrs: attrs, Shape: shape, DType: dtype})
 }
 
+// ApplyMulti adds a multi-result op (Split, QR, ...) and returns one
+// ResultNode per result, with the results' shapes and dtypes.
+func (g *Graph) ApplyMulti(op Op, attrs []int64, shapes [][]int, dtypes []mlxbind.DType, inputs ...*Node) []*Node {
+	n := g.add(&Node{Kind: ApplyNode, Op: op, Inputs: inputs, Attrs: attrs, NOut: len(shapes)})
+	outs := make([]*Node, len(shapes))
+	for i := range shapes {
+		outs[i] = g.add(&Node{Kind: ResultNode, Inputs: []*Node{n}, Index: i, Shape: shapes[i], DType: dtypes[i]})
+	}
+	return outs
+}
+
+// Multi reports whether n is an op node with several results (read through
+// its ResultNodes).
+func (n *Node) Multi() bool { return n.Kind == ApplyNode && n.NOut > 0 }
+
 // Host adds a Go function applied to inputs.
 func (g *Graph) Host(name string, fn HostFunc, shape []int, dtype mlxbind.DType, inputs ...*Node) *Node {
 	return g.add(&Node{Kind: HostNode, Name: name, Host: fn, Inputs: inputs, Shape: shape, DType: dtype})
@@ -117,8 +134,14 @@ func (g *Graph) Schedule() []*Node {
 // Describe names a node for error messages: "node 3 (matmul f32[2 3])".
 func (n *Node) Describe() string {
 	what := map[NodeKind]string{InputNode: "input", ConstNode: "const", HostNode: "host " + n.Name}[n.Kind]
-	if n.Kind == ApplyNode {
+	switch n.Kind {
+	case ApplyNode:
 		what = n.Op.String()
+		if n.Multi() {
+			return fmt.Sprintf("node %d (%s, %d results)", n.ID, what, n.NOut)
+		}
+	case ResultNode:
+		what = fmt.Sprintf("result %d of %s", n.Index, n.Inputs[0].Op)
 	}
 	return fmt.Sprintf("node %d (%s %s%v)", n.ID, what, n.DType, n.Shape)
 }

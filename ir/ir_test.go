@@ -9,7 +9,9 @@ import (
 )
 
 // TestOpcodeParity proves the Go opcode table and the shim's agree row by
-// row: same count, names, arity and attribute ranges.
+// row (both are generated from internal/opspec; this catches a stale
+// generated file or a build against an old shim): count, names, arity,
+// result counts and attribute kinds.
 func TestOpcodeParity(t *testing.T) {
 	if got := mlxbind.OpcodeCount(); got != OpCount {
 		t.Fatalf("shim has %d opcodes, ir has %d", got, OpCount)
@@ -19,10 +21,17 @@ func TestOpcodeParity(t *testing.T) {
 		if name := mlxbind.OpcodeName(int(op)); name != info.Name {
 			t.Errorf("opcode %d: shim %q, ir %q", op, name, info.Name)
 		}
-		arity, lo, hi := mlxbind.OpcodeSignature(int(op))
-		if arity != info.Arity || lo != info.MinAttrs || hi != info.MaxAttrs {
-			t.Errorf("%s: shim (arity %d, attrs %d..%d), ir (arity %d, attrs %d..%d)",
-				info.Name, arity, lo, hi, info.Arity, info.MinAttrs, info.MaxAttrs)
+		arity, nOut, from, nAttrs := mlxbind.OpcodeInfo(int(op))
+		if arity != info.Arity || nOut != info.Outputs || from != info.OutputsFrom || nAttrs != len(info.Attrs) {
+			t.Errorf("%s: shim (arity %d, results %d/%d, %d attrs), ir (arity %d, results %d/%d, %d attrs)",
+				info.Name, arity, nOut, from, nAttrs, info.Arity, info.Outputs, info.OutputsFrom, len(info.Attrs))
+			continue
+		}
+		for i, a := range info.Attrs {
+			kind, nEnum := mlxbind.OpcodeAttr(int(op), i)
+			if kind != int(a.Kind) || nEnum != len(a.Enum) {
+				t.Errorf("%s attribute %s: shim kind %d (%d values), ir kind %d (%d values)", info.Name, a.Name, kind, nEnum, a.Kind, len(a.Enum))
+			}
 		}
 	}
 }
@@ -52,18 +61,18 @@ func TestLowerDropsDeadCodeAndOrdersRefs(t *testing.T) {
 	if len(p.Instrs) != 2 || len(p.Consts) != 1 || p.Consts[0] != c {
 		t.Fatalf("lowered to %d instrs / %d consts, want 2 / 1:\n%s", len(p.Instrs), len(p.Consts), p)
 	}
-	want := []Ref{{RefInstr, 1}, {RefInput, 0}}
+	want := []Ref{{Kind: RefInstr, Index: 1}, {Kind: RefInput, Index: 0}}
 	for i, r := range want {
 		if p.Outputs[i] != r {
 			t.Fatalf("output %d = %v, want %v", i, p.Outputs[i], r)
 		}
 	}
-	if got := p.Instrs[1].Operands; got[0] != (Ref{RefInstr, 0}) || got[1] != (Ref{RefConst, 0}) {
+	if got := p.Instrs[1].Operands; got[0] != (Ref{Kind: RefInstr}) || got[1] != (Ref{Kind: RefConst}) {
 		t.Fatalf("add operands = %v", got)
 	}
 	code, outs := p.Encode()
-	wantCode := []int64{int64(Exp), 1, mlxbind.Ref(mlxbind.RefInput, 0), 0,
-		int64(Add), 2, mlxbind.Ref(mlxbind.RefInstr, 0), mlxbind.Ref(mlxbind.RefConst, 0), 0}
+	wantCode := []int64{int64(Exp), 1, 1, mlxbind.Ref(mlxbind.RefInput, 0, 0), 0,
+		int64(Add), 1, 2, mlxbind.Ref(mlxbind.RefInstr, 0, 0), mlxbind.Ref(mlxbind.RefConst, 0, 0), 0}
 	if len(code) != len(wantCode) || len(outs) != 2 {
 		t.Fatalf("code = %v, outputs = %v", code, outs)
 	}

@@ -18,23 +18,31 @@ const (
 	RefInstr RefKind = mlxbind.RefInstr
 )
 
-// Ref is an operand: the Index-th input, constant or earlier instruction.
+// Ref is an operand: the Index-th input, constant or earlier
+// instruction; Out picks the result of a multi-result instruction.
 type Ref struct {
 	Kind  RefKind
 	Index int
+	Out   int
+	multi bool // the instruction has several results: list as %i.out
 }
 
 func (r Ref) String() string {
-	return fmt.Sprintf("%s%d", [...]string{"in", "c", "%"}[r.Kind], r.Index)
+	s := fmt.Sprintf("%s%d", [...]string{"in", "c", "%"}[r.Kind], r.Index)
+	if r.multi {
+		s += fmt.Sprintf(".%d", r.Out)
+	}
+	return s
 }
 
-// Instr is one instruction: an op, its operands and integer attributes.
+// Instr is one instruction: an op, its operands and attributes (in the
+// wire form of Attrs), and its results' types.
 type Instr struct {
 	Op       Op
 	Operands []Ref
 	Attrs    []int64
-	Shape    []int
-	DType    mlxbind.DType
+	Shapes   [][]int // one per result
+	DTypes   []mlxbind.DType
 }
 
 // Program is a Graph flattened for replay: instruction i may only use
@@ -62,21 +70,30 @@ func Lower(g *Graph) (*Program, error) {
 	for _, n := range g.Schedule() {
 		switch n.Kind {
 		case InputNode:
-			refs[n.ID] = Ref{RefInput, n.Index}
+			refs[n.ID] = Ref{Kind: RefInput, Index: n.Index}
 		case ConstNode:
-			refs[n.ID] = Ref{RefConst, len(p.Consts)}
+			refs[n.ID] = Ref{Kind: RefConst, Index: len(p.Consts)}
 			p.Consts = append(p.Consts, g.Consts[n.Index])
 		case HostNode:
 			return nil, fmt.Errorf("ir.Lower: %s runs Go code: %w", n.Describe(), ErrNotLowerable)
+		case ResultNode:
+			r := refs[n.Inputs[0].ID]
+			r.Out, r.multi = n.Index, true
+			refs[n.ID] = r
+			ins := &p.Instrs[r.Index]
+			ins.Shapes[n.Index], ins.DTypes[n.Index] = n.Shape, n.DType
 		case ApplyNode:
 			if n.Op < 0 || n.Op >= opCount {
 				return nil, fmt.Errorf("ir.Lower: %s: %w", n.Describe(), ErrNotLowerable)
 			}
-			ins := Instr{Op: n.Op, Attrs: n.Attrs, Shape: n.Shape, DType: n.DType}
+			ins := Instr{Op: n.Op, Attrs: n.Attrs, Shapes: [][]int{n.Shape}, DTypes: []mlxbind.DType{n.DType}}
+			if n.Multi() {
+				ins.Shapes, ins.DTypes = make([][]int, n.NOut), make([]mlxbind.DType, n.NOut)
+			}
 			for _, in := range n.Inputs {
 				ins.Operands = append(ins.Operands, refs[in.ID])
 			}
-			refs[n.ID] = Ref{RefInstr, len(p.Instrs)}
+			refs[n.ID] = Ref{Kind: RefInstr, Index: len(p.Instrs)}
 			p.Instrs = append(p.Instrs, ins)
 		}
 	}
@@ -87,19 +104,19 @@ func Lower(g *Graph) (*Program, error) {
 }
 
 // Encode returns the program in the shim's wire form: per instruction
-// opcode, operand count, packed refs, attribute count, attributes; and the
-// packed output refs.
+// opcode, result count, operand count, packed refs, attribute word count,
+// attribute words; and the packed output refs.
 func (p *Program) Encode() (code, outputs []int64) {
 	for _, ins := range p.Instrs {
-		code = append(code, int64(ins.Op), int64(len(ins.Operands)))
+		code = append(code, int64(ins.Op), int64(len(ins.Shapes)), int64(len(ins.Operands)))
 		for _, r := range ins.Operands {
-			code = append(code, mlxbind.Ref(int(r.Kind), r.Index))
+			code = append(code, mlxbind.Ref(int(r.Kind), r.Index, r.Out))
 		}
 		code = append(code, int64(len(ins.Attrs)))
 		code = append(code, ins.Attrs...)
 	}
 	for _, r := range p.Outputs {
-		outputs = append(outputs, mlxbind.Ref(int(r.Kind), r.Index))
+		outputs = append(outputs, mlxbind.Ref(int(r.Kind), r.Index, r.Out))
 	}
 	return code, outputs
 }
@@ -118,11 +135,19 @@ func (p *Program) String() string {
 		for k, r := range ins.Operands {
 			ops[k] = r.String()
 		}
-		line := fmt.Sprintf("  %%%d = %s %s", i, ins.Op, strings.Join(ops, ", "))
-		if len(ins.Attrs) > 0 {
-			line += fmt.Sprintf(" %v", ins.Attrs)
+		lhs := fmt.Sprintf("%%%d", i)
+		types := make([]string, len(ins.Shapes))
+		for k := range ins.Shapes {
+			types[k] = fmt.Sprintf("%s%v", ins.DTypes[k], ins.Shapes[k])
 		}
-		fmt.Fprintf(&b, "%-40s : %s%v\n", line, ins.DType, ins.Shape)
+		if len(ins.Shapes) != 1 {
+			lhs = fmt.Sprintf("%%%d.0..%d", i, len(ins.Shapes)-1)
+		}
+		line := fmt.Sprintf("  %s = %s %s", lhs, ins.Op, strings.Join(ops, ", "))
+		if len(ins.Attrs) > 0 {
+			line += " " + ins.Op.Format(ins.Attrs)
+		}
+		fmt.Fprintf(&b, "%-40s : %s\n", line, strings.Join(types, ", "))
 	}
 	outs := make([]string, len(p.Outputs))
 	for i, r := range p.Outputs {

@@ -40,7 +40,7 @@ int emily_array_from_bytes(emily_array* out, const void* data, size_t nbytes,
                            char** err) {
   return emily::guarded(err, [&] {
     mx::Dtype dt = emily::dtype_from_code(dtype);
-    mx::Shape s = emily::shape_from_attrs(shape, ndim);
+    mx::Shape s = mx::Shape(shape, shape + ndim);
     size_t size = 1;
     for (auto d : s) {
       if (d < 0) throw std::invalid_argument("negative dimension in shape");

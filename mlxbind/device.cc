@@ -30,6 +30,12 @@ mx::Stream stream_at(int index) {
   return s[index];
 }
 
+mx::Stream cpu_stream() {
+  // Made on first use, under the MLX lock like every other stream.
+  static mx::Stream s = mx::new_thread_unsafe_stream(mx::Device(mx::Device::cpu));
+  return s;
+}
+
 }  // namespace emily
 
 extern "C" {

@@ -77,10 +77,11 @@ func TestEagerAddAndReadback(t *testing.T) {
 	b := mustArray(t, []int{2}, 10, 20)
 	defer a.Free()
 	defer b.Free()
-	c, err := Op(s, opcode(t, "add"), []*Array{a, b}, nil)
+	cs, err := Op(s, opcode(t, "add"), []*Array{a, b}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := cs[0]
 	defer c.Free()
 	expectValues(t, "add", s, c, 11, 22, 13, 24)
 }
@@ -88,11 +89,11 @@ func TestEagerAddAndReadback(t *testing.T) {
 func TestTransposedReadbackIsRowMajor(t *testing.T) {
 	s := cpuStream(t)
 	a := mustArray(t, []int{2, 3}, 0, 1, 2, 3, 4, 5)
-	tr, err := Op(s, opcode(t, "transpose"), []*Array{a}, nil)
+	tr, err := Op(s, opcode(t, "transpose"), []*Array{a}, []int64{0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	expectValues(t, "transpose", s, tr, 0, 3, 1, 4, 2, 5)
+	expectValues(t, "transpose", s, tr[0], 0, 3, 1, 4, 2, 5)
 }
 
 func TestOpErrorsAreErrorsNotCrashes(t *testing.T) {
@@ -123,10 +124,10 @@ func TestProgramReplayAndValidation(t *testing.T) {
 	c := mustArray(t, []int{1}, 1)
 	// out = exp(in0) + c
 	code := []int64{
-		int64(opcode(t, "exp")), 1, Ref(RefInput, 0), 0,
-		int64(opcode(t, "add")), 2, Ref(RefInstr, 0), Ref(RefConst, 0), 0,
+		int64(opcode(t, "exp")), 1, 1, Ref(RefInput, 0, 0), 0,
+		int64(opcode(t, "add")), 1, 2, Ref(RefInstr, 0, 0), Ref(RefConst, 0, 0), 0,
 	}
-	p, err := NewProgram(1, []*Array{c}, code, []int64{Ref(RefInstr, 1)})
+	p, err := NewProgram(1, []*Array{c}, code, []int64{Ref(RefInstr, 1, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,11 +152,15 @@ func TestProgramReplayAndValidation(t *testing.T) {
 		code       []int64
 		outs       []int64
 	}{
-		{"forward ref", "bad operand ref", []int64{int64(opcode(t, "exp")), 1, Ref(RefInstr, 0), 0}, []int64{Ref(RefInstr, 0)}},
-		{"missing input", "bad operand ref", []int64{int64(opcode(t, "exp")), 1, Ref(RefInput, 3), 0}, []int64{Ref(RefInstr, 0)}},
-		{"arity", "takes 2 operand(s)", []int64{int64(opcode(t, "add")), 1, Ref(RefInput, 0), 0}, []int64{Ref(RefInstr, 0)}},
-		{"bad dtype", "unknown dtype", []int64{int64(opcode(t, "astype")), 1, Ref(RefInput, 0), 1, 99}, []int64{Ref(RefInstr, 0)}},
-		{"truncated", "ends mid-instruction", []int64{int64(opcode(t, "exp")), 1}, []int64{Ref(RefInput, 0)}},
+		{"forward ref", "bad operand ref", []int64{int64(opcode(t, "exp")), 1, 1, Ref(RefInstr, 0, 0), 0}, []int64{Ref(RefInstr, 0, 0)}},
+		{"missing input", "bad operand ref", []int64{int64(opcode(t, "exp")), 1, 1, Ref(RefInput, 3, 0), 0}, []int64{Ref(RefInstr, 0, 0)}},
+		{"arity", "takes 2 operand(s)", []int64{int64(opcode(t, "add")), 1, 1, Ref(RefInput, 0, 0), 0}, []int64{Ref(RefInstr, 0, 0)}},
+		{"bad dtype", "unknown dtype", []int64{int64(opcode(t, "astype")), 1, 1, Ref(RefInput, 0, 0), 1, 99}, []int64{Ref(RefInstr, 0, 0)}},
+		{"truncated", "ends mid-instruction", []int64{int64(opcode(t, "exp")), 1, 1}, []int64{Ref(RefInput, 0, 0)}},
+		{"result count", "gives 1 results, the code says 2", []int64{int64(opcode(t, "exp")), 2, 1, Ref(RefInput, 0, 0), 0}, []int64{Ref(RefInstr, 0, 0)}},
+		{"result ref", "bad operand ref", []int64{int64(opcode(t, "exp")), 1, 1, Ref(RefInput, 0, 0), 0}, []int64{Ref(RefInstr, 0, 1)}},
+		{"int32 range", "does not fit in 32 bits", []int64{int64(opcode(t, "reshape")), 1, 1, Ref(RefInput, 0, 0), 2, 1, 1 << 32}, []int64{Ref(RefInstr, 0, 0)}},
+		{"attr words", "cut short", []int64{int64(opcode(t, "reshape")), 1, 1, Ref(RefInput, 0, 0), 1, 3}, []int64{Ref(RefInstr, 0, 0)}},
 		{"no outputs", "no outputs", nil, nil},
 	}
 	for _, tc := range bad {

@@ -8,26 +8,37 @@ import "C"
 
 import "runtime"
 
-// Op applies opcode to inputs with integer attributes on stream s, lazily:
-// MLX computes the result's shape and dtype (and checks them) now and its
-// values when evaluated. Eager ops, the evaluator lane and shape inference
-// while tracing all come through here, to the same C++ op core the program
-// replay uses.
-func Op(s Stream, opcode int, inputs []*Array, attrs []int64) (*Array, error) {
+// Op applies opcode to inputs with attribute words on stream s, lazily:
+// MLX computes the results' shapes and dtypes (and checks them) now and
+// their values when evaluated. Eager ops, the evaluator lane and shape
+// inference while tracing all come through here, to the same C++ op core
+// the program replay uses.
+func Op(s Stream, opcode int, inputs []*Array, attrs []int64) ([]*Array, error) {
 	hs, err := handles(OpcodeName(opcode), inputs)
 	if err != nil {
 		return nil, err
 	}
 	first := firstHandle(hs)
-	var h C.emily_array
+	var few [4]C.emily_array
+	outs := few[:]
+	var n C.int
 	var msg *C.char
-	status := C.emily_op(&h, C.int(opcode), first, C.int(len(hs)), int64Ptr(attrs),
-		C.int(len(attrs)), s.index, &msg)
+	status := C.emily_op(&outs[0], C.int(len(outs)), &n, C.int(opcode), first, C.int(len(hs)),
+		int64Ptr(attrs), C.int(len(attrs)), s.index, &msg)
+	if status == 2 { // more results than room: the shim said how many
+		outs = make([]C.emily_array, int(n))
+		status = C.emily_op(&outs[0], C.int(len(outs)), &n, C.int(opcode), first, C.int(len(hs)),
+			int64Ptr(attrs), C.int(len(attrs)), s.index, &msg)
+	}
 	runtime.KeepAlive(inputs)
 	if err := takeError(status, msg, OpcodeName(opcode)); err != nil {
 		return nil, err
 	}
-	return newArray(h), nil
+	result := make([]*Array, int(n))
+	for i := range result {
+		result[i] = newArray(outs[i])
+	}
+	return result, nil
 }
 
 // OpcodeCount returns the number of opcodes the shim knows.
@@ -42,10 +53,23 @@ func OpcodeName(opcode int) string {
 	return C.GoString(p)
 }
 
-// OpcodeSignature returns the operand count and attribute count range the
-// shim accepts for opcode; maxAttrs is -1 when unbounded.
-func OpcodeSignature(opcode int) (arity, minAttrs, maxAttrs int) {
-	var lo, hi C.int
-	C.emily_opcode_attr_range(C.int(opcode), &lo, &hi)
-	return int(C.emily_opcode_arity(C.int(opcode))), int(lo), int(hi)
+// OpcodeInfo returns the shim's row for opcode: operand count (-1: a
+// list), result count (0: given by attribute outputsFrom) and attribute
+// count; arity is -2 for an unknown opcode.
+func OpcodeInfo(opcode int) (arity, nOut, outputsFrom, nAttrs int) {
+	var a, n, f, k C.int
+	if C.emily_opcode_info(C.int(opcode), &a, &n, &f, &k) != 0 {
+		return -2, 0, 0, 0
+	}
+	return int(a), int(n), int(f), int(k)
+}
+
+// OpcodeAttr returns the kind code of an op's i-th attribute and, for an
+// enum, how many values it has.
+func OpcodeAttr(opcode, i int) (kind, nEnum int) {
+	var k, e C.int
+	if C.emily_opcode_attr(C.int(opcode), C.int(i), &k, &e) != 0 {
+		return -1, 0
+	}
+	return int(k), int(e)
 }

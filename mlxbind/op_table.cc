@@ -1,4 +1,7 @@
-// op_table.cc: the opcode table, its validation, and the eager entry point.
+// op_table.cc: validation of an op call against its generated row, the
+// helpers the spec's C++ expressions share, and the eager entry point.
+#include <limits>
+#include <numeric>
 #include <sstream>
 
 #include "shim_internal.hpp"
@@ -6,114 +9,143 @@
 namespace emily {
 namespace {
 
-struct OpRow {
-  const char* name;
-  int arity;
-  int min_attrs;
-  int max_attrs;  // -1: any number
-};
+bool valid_opcode(int op) { return op >= 0 && op < EMILY_OPCODE_COUNT; }
 
-constexpr OpRow kRows[] = {
-#define EMILY_OPCODE_ROW(e, name, arity, min_attrs, max_attrs) \
-  {name, arity, min_attrs, max_attrs},
-    EMILY_OPCODES(EMILY_OPCODE_ROW)
-#undef EMILY_OPCODE_ROW
-};
-static_assert(sizeof(kRows) / sizeof(kRows[0]) == EMILY_OPCODE_COUNT);
-
-struct OpTable {
-  OpCore cores[EMILY_OPCODE_COUNT] = {};
-  OpTable() {
-    register_binary_ops(cores);
-    register_unary_ops(cores);
-    register_reduce_ops(cores);
-    register_shape_ops(cores);
-    register_linalg_ops(cores);
-    register_cast_ops(cores);
-  }
-};
-
-const OpTable& table() {
-  static const OpTable t;
-  return t;
+[[noreturn]] void bad_attr(const OpRow& row, const AttrSchema& at, const std::string& why) {
+  throw std::invalid_argument(std::string(row.name) + ": attribute " + at.name + " " + why);
 }
 
-bool valid_opcode(int op) { return op >= 0 && op < EMILY_OPCODE_COUNT; }
+void check_i32(const OpRow& row, const AttrSchema& at, int64_t v) {
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
+    bad_attr(row, at, "value " + std::to_string(v) + " does not fit in 32 bits (MLX's axes and dimensions are int32)");
+  }
+}
 
 }  // namespace
 
-void check_op(int opcode, int n_inputs, const int64_t* attrs, int n_attrs) {
+int check_op(int opcode, int n_inputs, const int64_t* w, int n_words) {
   if (!valid_opcode(opcode)) {
     throw std::invalid_argument("unknown opcode " + std::to_string(opcode));
   }
-  const OpRow& row = kRows[opcode];
-  if (table().cores[opcode] == nullptr) {
-    throw std::logic_error(std::string(row.name) + ": opcode has no core");
-  }
-  std::ostringstream msg;
-  if (n_inputs != row.arity) {
-    msg << row.name << ": takes " << row.arity << " operand(s), got "
-        << n_inputs;
+  const OpRow& row = kOpRows[opcode];
+  if (row.arity >= 0 ? n_inputs != row.arity : n_inputs < 1) {
+    std::ostringstream msg;
+    msg << row.name << ": takes " << (row.arity >= 0 ? std::to_string(row.arity) : "one or more")
+        << " operand(s), got " << n_inputs;
     throw std::invalid_argument(msg.str());
   }
-  if (n_attrs < row.min_attrs || (row.max_attrs >= 0 && n_attrs > row.max_attrs)) {
-    msg << row.name << ": takes " << row.min_attrs << ".."
-        << (row.max_attrs < 0 ? std::string("n") : std::to_string(row.max_attrs))
-        << " integer attribute(s), got " << n_attrs;
-    throw std::invalid_argument(msg.str());
+  int pc = 0;
+  int n_out = row.n_out;
+  auto need = [&](const AttrSchema& at, int64_t n) {
+    if (n < 0 || n > n_words - pc) bad_attr(row, at, "is cut short (malformed attribute words)");
+  };
+  for (int i = 0; i < row.n_attrs; ++i) {
+    const AttrSchema& at = row.attrs[i];
+    need(at, 1);
+    int64_t v = w[pc++];
+    switch (at.kind) {
+      case kAttrInt:
+        check_i32(row, at, v);
+        break;
+      case kAttrInt64:
+      case kAttrFloat:
+        break;
+      case kAttrBool:
+        if (v != 0 && v != 1) bad_attr(row, at, "must be 0 or 1");
+        break;
+      case kAttrDType:
+        dtype_from_code(v);  // throws on an unknown code
+        break;
+      case kAttrEnum:
+        if (v < 0 || v >= at.n_enum) bad_attr(row, at, "has no value " + std::to_string(v));
+        break;
+      case kAttrInts:
+      case kAttrShape:
+        need(at, v);
+        for (int64_t k = 0; k < v; ++k) {
+          check_i32(row, at, w[pc + k]);
+          if (at.kind == kAttrShape && w[pc + k] < -1) {
+            bad_attr(row, at, "has a negative dimension " + std::to_string(w[pc + k]));
+          }
+        }
+        pc += static_cast<int>(v);
+        break;
+      case kAttrString:
+        need(at, (v + 7) / 8);
+        pc += static_cast<int>((v + 7) / 8);
+        break;
+    }
+    if (row.n_out == 0 && i == row.outputs_from) {
+      n_out = at.kind == kAttrInts ? static_cast<int>(v) + 1 : static_cast<int>(v);
+      if (n_out < 1) bad_attr(row, at, "must ask for at least one result");
+    }
   }
-  if (opcode == EMILY_OP_ASTYPE) dtype_from_code(attrs[0]);  // throws if bad
+  if (pc != n_words) {
+    throw std::invalid_argument(std::string(row.name) + ": " + std::to_string(n_words - pc) +
+                                " attribute word(s) too many (malformed attributes)");
+  }
+  return n_out;
 }
 
-mx::array apply_op(int opcode, const OpArgs& args) {
-  return table().cores[opcode](args);
-}
-
-mx::Shape shape_from_attrs(const int64_t* attrs, int n) {
-  mx::Shape shape;
-  shape.reserve(n);
-  for (int i = 0; i < n; ++i) shape.push_back(static_cast<mx::ShapeElem>(attrs[i]));
-  return shape;
-}
-
-std::vector<int> ints_from_attrs(const int64_t* attrs, int n) {
-  return std::vector<int>(attrs, attrs + n);
+std::vector<int> axes_or_all(const mx::array& x, const std::vector<int>& axes) {
+  if (!axes.empty()) return axes;
+  std::vector<int> all(x.ndim());
+  std::iota(all.begin(), all.end(), 0);
+  return all;
 }
 
 }  // namespace emily
 
 extern "C" {
 
-int emily_op(emily_array* out, int opcode, const emily_array* inputs,
-             int n_inputs, const int64_t* attrs, int n_attrs, int stream,
-             char** err) {
-  return emily::guarded(err, [&] {
-    emily::check_op(opcode, n_inputs, attrs, n_attrs);
+int emily_op(emily_array* outs, int cap, int* n_out, int opcode,
+             const emily_array* inputs, int n_inputs, const int64_t* attrs,
+             int n_attrs, int stream, char** err) {
+  bool retry = false;
+  int status = emily::guarded(err, [&] {
+    int want = emily::check_op(opcode, n_inputs, attrs, n_attrs);
+    if (want > cap) {  // the caller retries with room for want results
+      *n_out = want;
+      retry = true;
+      return;
+    }
     std::vector<mx::array> in;
     in.reserve(n_inputs);
     for (int i = 0; i < n_inputs; ++i) in.push_back(inputs[i]->a);
     emily::OpArgs args{in, attrs, n_attrs, emily::stream_at(stream)};
-    *out = emily::wrap(emily::apply_op(opcode, args));
+    std::vector<mx::array> result = emily::apply_op(opcode, args);
+    if (static_cast<int>(result.size()) != want) {
+      throw std::logic_error(std::string(emily::kOpRows[opcode].name) + ": core gave " +
+                             std::to_string(result.size()) + " results, the spec says " +
+                             std::to_string(want));
+    }
+    for (int i = 0; i < want; ++i) outs[i] = emily::wrap(std::move(result[i]));
+    *n_out = want;
   });
+  return retry ? 2 : status;
 }
 
 int emily_opcode_count(void) { return EMILY_OPCODE_COUNT; }
 
 const char* emily_opcode_name(int op) {
-  return emily::valid_opcode(op) ? emily::kRows[op].name : nullptr;
+  return emily::valid_opcode(op) ? emily::kOpRows[op].name : nullptr;
 }
 
-int emily_opcode_arity(int op) {
-  return emily::valid_opcode(op) ? emily::kRows[op].arity : -1;
+int emily_opcode_info(int op, int* arity, int* n_out, int* outputs_from, int* n_attrs) {
+  if (!emily::valid_opcode(op)) return 1;
+  const emily::OpRow& row = emily::kOpRows[op];
+  *arity = row.arity;
+  *n_out = row.n_out;
+  *outputs_from = row.outputs_from;
+  *n_attrs = row.n_attrs;
+  return 0;
 }
 
-void emily_opcode_attr_range(int op, int* min_attrs, int* max_attrs) {
-  if (!emily::valid_opcode(op)) {
-    *min_attrs = *max_attrs = -1;
-    return;
-  }
-  *min_attrs = emily::kRows[op].min_attrs;
-  *max_attrs = emily::kRows[op].max_attrs;
+int emily_opcode_attr(int op, int i, int* kind, int* n_enum) {
+  if (!emily::valid_opcode(op) || i < 0 || i >= emily::kOpRows[op].n_attrs) return 1;
+  *kind = emily::kOpRows[op].attrs[i].kind;
+  *n_enum = emily::kOpRows[op].attrs[i].n_enum;
+  return 0;
 }
 
 }  // extern "C"

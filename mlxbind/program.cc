@@ -14,10 +14,15 @@ namespace {
 
 enum RefKind : int64_t { kInput = 0, kConst = 1, kInstr = 2 };
 constexpr int kKindShift = 48;
-constexpr int64_t kIndexMask = (int64_t(1) << kKindShift) - 1;
+constexpr int kOutShift = 32;
+constexpr int64_t kIndexMask = (int64_t(1) << kOutShift) - 1;
+constexpr int64_t kOutMask = (int64_t(1) << (kKindShift - kOutShift)) - 1;
 
+// At construction an instruction ref (instruction i, result k) becomes a
+// flat value slot: slots hold every result of every instruction in order.
 struct Instr {
   int opcode;
+  int n_out;
   int n_in;
   size_t in_off;  // into Program::refs
   int n_attrs;
@@ -48,8 +53,8 @@ struct emily_program_s {
   std::vector<int64_t> attrs;
   std::vector<int64_t> outputs;
   std::map<int, emily::Fused> fused;  // by stream index
-  // release[k] lists the instruction results whose last use is instruction
-  // k: build drops them right after it, so that when MLX evaluates the
+  int64_t n_slots = 0;  // results of all instructions, in order
+  // release[k] lists the value slots whose last use is instruction k: build drops them right after it, so that when MLX evaluates the
   // graph each intermediate is referenced by its consumer alone and MLX can
   // donate its buffer to that consumer, as it does for MLX Python, where
   // `x = f(x)` drops the old x. Results the program outputs are never
@@ -83,7 +88,7 @@ struct emily_program_s {
   }
 
   void plan_release() {
-    std::vector<int64_t> last(instrs.size(), -1);
+    std::vector<int64_t> last(n_slots, -1);
     for (size_t k = 0; k < instrs.size(); ++k) {
       for (int j = 0; j < instrs[k].n_in; ++j) {
         int64_t ref = refs[instrs[k].in_off + j];
@@ -94,12 +99,13 @@ struct emily_program_s {
       if ((ref >> emily::kKindShift) == emily::kInstr) last[ref & emily::kIndexMask] = -1;
     }
     release.assign(instrs.size(), {});
-    for (size_t i = 0; i < instrs.size(); ++i) {
+    for (int64_t i = 0; i < n_slots; ++i) {
       if (last[i] >= 0) release[last[i]].push_back(static_cast<int32_t>(i));
     }
   }
 
-  // resolve reads an operand; refs were validated at construction.
+  // resolve reads an operand; refs were validated and instruction refs
+  // turned into flat slot numbers at construction.
   const mx::array& resolve(int64_t ref, const std::vector<mx::array>& inputs,
                            const std::vector<std::optional<mx::array>>& slots) const {
     int64_t idx = ref & emily::kIndexMask;
@@ -114,7 +120,7 @@ struct emily_program_s {
   std::vector<mx::array> build(const std::vector<mx::array>& inputs,
                                mx::Stream s) const {
     std::vector<std::optional<mx::array>> slots;
-    slots.reserve(instrs.size());
+    slots.reserve(n_slots);
     std::vector<mx::array> in;
     for (size_t k = 0; k < instrs.size(); ++k) {
       const auto& ins = instrs[k];
@@ -123,7 +129,11 @@ struct emily_program_s {
         in.push_back(resolve(refs[ins.in_off + j], inputs, slots));
       }
       emily::OpArgs args{in, attrs.data() + ins.attr_off, ins.n_attrs, s};
-      slots.emplace_back(emily::apply_op(ins.opcode, args));
+      if (ins.n_out == 1) {
+        slots.emplace_back(std::move(emily::apply_op(ins.opcode, args)[0]));
+      } else {
+        for (auto& r : emily::apply_op(ins.opcode, args)) slots.emplace_back(std::move(r));
+      }
       for (int32_t dead : release[k]) slots[dead].reset();
     }
     in.clear();
@@ -143,22 +153,30 @@ struct emily_program_s {
 namespace emily {
 namespace {
 
-// check_ref validates an operand ref against what exists before slot.
-void check_ref(int64_t ref, int n_inputs, int n_consts, size_t slot,
-               const std::string& where) {
+// check_ref validates an operand ref against what exists before the
+// current instruction and returns it with an instruction result turned
+// into its flat slot number (base[i] is instruction i's first slot).
+int64_t check_ref(int64_t ref, int n_inputs, int n_consts,
+                  const std::vector<emily::Instr>& instrs,
+                  const std::vector<int64_t>& base, const std::string& where) {
   int64_t kind = ref >> kKindShift;
+  int64_t out = (ref >> kOutShift) & kOutMask;
   int64_t idx = ref & kIndexMask;
   int64_t limit = kind == kInput   ? n_inputs
                   : kind == kConst ? n_consts
-                  : kind == kInstr ? static_cast<int64_t>(slot)
+                  : kind == kInstr ? static_cast<int64_t>(instrs.size())
                                    : -1;
-  if (ref < 0 || limit < 0 || idx >= limit) {
+  bool ok = ref >= 0 && limit >= 0 && idx < limit &&
+            (kind == kInstr ? out < instrs[idx].n_out : out == 0);
+  if (!ok) {
     std::ostringstream msg;
     msg << where << ": bad operand ref (kind " << kind << ", index " << idx
-        << "; have " << n_inputs << " inputs, " << n_consts << " consts, "
-        << slot << " earlier instructions)";
+        << ", result " << out << "; have " << n_inputs << " inputs, " << n_consts
+        << " consts, " << instrs.size() << " earlier instructions)";
     throw std::invalid_argument(msg.str());
   }
+  if (kind != kInstr) return ref;
+  return (kInstr << kKindShift) | (base[idx] + out);
 }
 
 int64_t read_word(const int64_t* code, size_t n_code, size_t& pc,
@@ -180,39 +198,53 @@ int emily_program_new(emily_program* out, int n_inputs, const emily_array* const
     p->n_inputs = n_inputs;
     for (int i = 0; i < n_consts; ++i) p->consts.push_back(consts[i]->a);
     size_t pc = 0;
+    std::vector<int64_t> base;  // first slot of each instruction
+    int64_t n_slots = 0;
     while (pc < n_code) {
-      size_t slot = p->instrs.size();
-      std::string where = "instruction " + std::to_string(slot);
+      std::string where = "instruction " + std::to_string(p->instrs.size());
       emily::Instr ins{};
-      ins.opcode = static_cast<int>(emily::read_word(code, n_code, pc, where));
-      ins.n_in = static_cast<int>(emily::read_word(code, n_code, pc, where));
-      if (ins.n_in < 0) throw std::invalid_argument(where + ": negative operand count");
+      auto word_in = [&](int64_t lo, int64_t hi, const char* what) {
+        int64_t v = emily::read_word(code, n_code, pc, where);
+        if (v < lo || v > hi) {
+          throw std::invalid_argument(where + ": " + what + " " + std::to_string(v) + " out of range");
+        }
+        return static_cast<int>(v);
+      };
+      ins.opcode = word_in(0, EMILY_OPCODE_COUNT - 1, "opcode");
+      ins.n_out = word_in(1, 1 << 16, "result count");
+      ins.n_in = word_in(0, static_cast<int64_t>(n_code), "operand count");
       ins.in_off = p->refs.size();
       for (int k = 0; k < ins.n_in; ++k) {
         int64_t ref = emily::read_word(code, n_code, pc, where);
-        emily::check_ref(ref, n_inputs, n_consts, slot, where);
-        p->refs.push_back(ref);
+        p->refs.push_back(emily::check_ref(ref, n_inputs, n_consts, p->instrs, base, where));
       }
-      ins.n_attrs = static_cast<int>(emily::read_word(code, n_code, pc, where));
-      if (ins.n_attrs < 0) throw std::invalid_argument(where + ": negative attribute count");
+      ins.n_attrs = word_in(0, static_cast<int64_t>(n_code), "attribute word count");
       ins.attr_off = p->attrs.size();
       for (int k = 0; k < ins.n_attrs; ++k) {
         p->attrs.push_back(emily::read_word(code, n_code, pc, where));
       }
+      int want;
       try {
-        emily::check_op(ins.opcode, ins.n_in, p->attrs.data() + ins.attr_off,
-                        ins.n_attrs);
+        want = emily::check_op(ins.opcode, ins.n_in, p->attrs.data() + ins.attr_off,
+                               ins.n_attrs);
       } catch (const std::exception& e) {
         throw std::invalid_argument(where + ": " + e.what());
       }
+      if (want != ins.n_out) {
+        throw std::invalid_argument(where + ": " + emily::kOpRows[ins.opcode].name + " gives " +
+                                    std::to_string(want) + " results, the code says " +
+                                    std::to_string(ins.n_out));
+      }
+      base.push_back(n_slots);
+      n_slots += ins.n_out;
       p->instrs.push_back(ins);
     }
     if (n_outputs < 1) throw std::invalid_argument("program has no outputs");
     for (int i = 0; i < n_outputs; ++i) {
-      emily::check_ref(outputs[i], n_inputs, n_consts, p->instrs.size(),
-                       "output " + std::to_string(i));
-      p->outputs.push_back(outputs[i]);
+      p->outputs.push_back(emily::check_ref(outputs[i], n_inputs, n_consts, p->instrs, base,
+                                            "output " + std::to_string(i)));
     }
+    p->n_slots = n_slots;
     p->split_shared_scalars();
     p->plan_release();
     *out = p.release();

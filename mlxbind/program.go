@@ -12,16 +12,21 @@ import (
 	"sync/atomic"
 )
 
-// Operand reference kinds, packed into bits 48 and up of a ref.
+// Operand reference kinds, packed into bits 48 and up of a ref; the result
+// of a multi-result instruction goes in bits 32..47.
 const (
 	RefInput = 0
 	RefConst = 1
 	RefInstr = 2
 	refShift = 48
+	outShift = 32
 )
 
-// Ref packs an operand reference for program code.
-func Ref(kind, index int) int64 { return int64(kind)<<refShift | int64(index) }
+// Ref packs an operand reference for program code: the index-th input,
+// constant or instruction, and which of an instruction's results.
+func Ref(kind, index, out int) int64 {
+	return int64(kind)<<refShift | int64(out)<<outShift | int64(index)
+}
 
 // Program is a validated instruction list held by the shim. Constants are
 // shared with it once at construction; each Run is a single cgo call.
@@ -33,7 +38,8 @@ type Program struct {
 }
 
 // NewProgram validates and stores a program. code holds, per instruction:
-// opcode, operand count, refs..., attribute count, attributes...
+// opcode, result count, operand count, refs..., attribute word count,
+// attribute words...
 func NewProgram(nInputs int, consts []*Array, code []int64, outputs []int64) (*Program, error) {
 	hs, err := handles("mlxbind.NewProgram const", consts)
 	if err != nil {

@@ -68,17 +68,24 @@ int emily_array_to_bytes(emily_array a, void* dst, size_t nbytes, int stream,
 int emily_eval(const emily_array* arrays, int n, char** err);
 
 /* Ops (op_table.cc): one entry point for every opcode, the same core the
- * program replay calls, so eager, evaluator and native lanes cannot drift. */
-int emily_op(emily_array* out, int opcode, const emily_array* inputs, int n_inputs,
-             const int64_t* attrs, int n_attrs, int stream, char** err);
+ * program replay calls, so eager, evaluator and native lanes cannot drift.
+ * outs has room for cap results; *n_out gets how many the op made. When
+ * the op gives more than cap, it returns 2 with *n_out set and makes
+ * nothing: call again with room for them. */
+int emily_op(emily_array* outs, int cap, int* n_out, int opcode,
+             const emily_array* inputs, int n_inputs, const int64_t* attrs,
+             int n_attrs, int stream, char** err);
 int emily_opcode_count(void);
 const char* emily_opcode_name(int opcode);
-int emily_opcode_arity(int opcode);
-void emily_opcode_attr_range(int opcode, int* min_attrs, int* max_attrs);
+/* The opcode's row: arity (-1: a list), result count (0: from the
+ * attribute outputs_from), attribute count. Returns 1 for a bad opcode. */
+int emily_opcode_info(int opcode, int* arity, int* n_out, int* outputs_from, int* n_attrs);
+int emily_opcode_attr(int opcode, int i, int* kind, int* n_enum);
 
-/* Programs (program.cc). code holds, per instruction: opcode, n_operands,
- * operand refs..., n_attrs, attrs... An operand ref packs its kind in bits
- * 48 and up (0 input, 1 const, 2 instruction result) and its index below.
+/* Programs (program.cc). code holds, per instruction: opcode, n_results,
+ * n_operands, operand refs..., n_attr_words, attr words... An operand ref
+ * packs its kind in bits 48 and up (0 input, 1 const, 2 instruction), the
+ * result of a multi-result instruction in bits 32..47, the index below.
  * Construction validates everything once; replay trusts it. */
 int emily_program_new(emily_program* out, int n_inputs, const emily_array* consts,
                       int n_consts, const int64_t* code, size_t n_code,

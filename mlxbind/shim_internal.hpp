@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <tuple>
+#include <utility>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -52,7 +54,7 @@ int dtype_code(mx::Dtype d);
 emily_array wrap(mx::array a);
 
 // OpArgs is what an op core receives. Attributes were validated against the
-// op's row in opcodes.h before the core runs (once per program for replay).
+// op's schema before the core runs (once per program for replay).
 struct OpArgs {
   const std::vector<mx::array>& in;
   const int64_t* attrs;
@@ -60,25 +62,113 @@ struct OpArgs {
   mx::Stream s;
 };
 
-using OpCore = mx::array (*)(const OpArgs&);
+// An op core makes the op's result(s). The generated table (ops_gen.cc)
+// holds one per opcode; eager ops, the evaluator and the replay all call it.
+using OpCore = std::vector<mx::array> (*)(const OpArgs&);
 
-// Each op family file fills its rows of the table.
-void register_binary_ops(OpCore* table);
-void register_unary_ops(OpCore* table);
-void register_reduce_ops(OpCore* table);
-void register_shape_ops(OpCore* table);
-void register_linalg_ops(OpCore* table);
-void register_cast_ops(OpCore* table);
+// Attribute kinds: internal/opspec's AttrKind, in the same order.
+enum AttrKind : int {
+  kAttrInt = 0,
+  kAttrInt64,
+  kAttrInts,
+  kAttrShape,
+  kAttrBool,
+  kAttrFloat,
+  kAttrDType,
+  kAttrEnum,
+  kAttrString,
+};
+
+struct AttrSchema {
+  const char* name;
+  AttrKind kind;
+  int n_enum;  // kAttrEnum: how many values
+};
+
+// OpRow is one generated row of the op table.
+struct OpRow {
+  const char* name;
+  int arity;         // -1: one list of any length >= 1
+  int n_out;         // 0: given by the attribute outputs_from
+  int outputs_from;  // Int: its value; Ints: its length + 1
+  const AttrSchema* attrs;
+  int n_attrs;
+  OpCore core;
+};
+
+// The generated table, EMILY_OPCODE_COUNT rows in opcode order.
+extern const OpRow kOpRows[];
+
+// AttrReader decodes an op's attribute words in schema order. The words
+// were validated, so it does no checks.
+class AttrReader {
+ public:
+  explicit AttrReader(const int64_t* w) : w_(w) {}
+  int i32() { return static_cast<int>(*w_++); }
+  int64_t i64() { return *w_++; }
+  bool boolean() { return *w_++ != 0; }
+  double f64() {
+    double d;
+    int64_t bits = *w_++;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+  }
+  mx::Dtype dtype() { return dtype_from_code(*w_++); }
+  std::vector<int> ints() {
+    int64_t n = *w_++;
+    std::vector<int> v(w_, w_ + n);
+    w_ += n;
+    return v;
+  }
+  mx::Shape shape() {
+    int64_t n = *w_++;
+    mx::Shape v(w_, w_ + n);
+    w_ += n;
+    return v;
+  }
+  std::string str() {
+    int64_t n = *w_++;
+    std::string out(static_cast<size_t>(n), '\0');
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = static_cast<char>(static_cast<uint64_t>(w_[i / 8]) >> (8 * (i % 8)));
+    }
+    w_ += (n + 7) / 8;
+    return out;
+  }
+
+ private:
+  const int64_t* w_;
+};
+
+// check_op validates an op's arity and attribute words against its schema
+// (counts, int32 ranges, dtype codes, enum values), naming the op, and
+// returns its result count.
+int check_op(int opcode, int n_inputs, const int64_t* attrs, int n_attrs);
 
 // apply_op runs the core of opcode: the single path shared by emily_op and
 // program replay.
-mx::array apply_op(int opcode, const OpArgs& args);
+inline std::vector<mx::array> apply_op(int opcode, const OpArgs& args) {
+  return kOpRows[opcode].core(args);
+}
 
-// check_op validates an op's arity and attribute count (and attribute
-// values where a bad one would crash rather than throw), naming the op.
-void check_op(int opcode, int n_inputs, const int64_t* attrs, int n_attrs);
+// Helpers the spec's C++ expressions use.
 
-mx::Shape shape_from_attrs(const int64_t* attrs, int n);
-std::vector<int> ints_from_attrs(const int64_t* attrs, int n);
+// axes_or_all: no axes means every axis (NumPy's axis=None).
+std::vector<int> axes_or_all(const mx::array& x, const std::vector<int>& axes);
+
+// The CPU stream for ops MLX runs only on the CPU (most of linalg).
+mx::Stream cpu_stream();
+
+// outputs turns what an MLX function returns into the core's result list.
+inline std::vector<mx::array> outputs(mx::array a) { return {std::move(a)}; }
+inline std::vector<mx::array> outputs(std::vector<mx::array> v) { return v; }
+inline std::vector<mx::array> outputs(std::pair<mx::array, mx::array> p) {
+  return {std::move(p.first), std::move(p.second)};
+}
+template <class... T>
+std::vector<mx::array> outputs(std::tuple<T...> t) {
+  return std::apply([](auto&&... a) { return std::vector<mx::array>{std::move(a)...}; },
+                    std::move(t));
+}
 
 }  // namespace emily

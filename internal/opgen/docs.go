@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/emily-go/emily/internal/opspec"
+)
+
+// opsDoc writes OPS.md: every op with its Go forms, NumPy and MLX names,
+// dtypes, gradient, and whether the IR lowers it.
+func opsDoc(ops []opspec.Op) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<!-- %s -->\n\n# Ops\n\n", header)
+	nFns := 0
+	for _, op := range ops {
+		nFns += len(functions(op))
+	}
+	fmt.Fprintf(&b, "%d ops (%d Go functions), each one row of `internal/opspec`; every one is\n", len(ops), nFns)
+	b.WriteString("checked against NumPy (or, for random ops, by its properties) in every jit lane by\n")
+	b.WriteString("`tests/test_ops_numpy.py` (`make test`). \"IR\" is the opcode the jit lowers it to:\n")
+	b.WriteString("every op here lowers, so it runs in the native and fuse lanes as well as eagerly.\n")
+	b.WriteString("Go numbers are accepted where the Go form says `any` and are weakly typed (see\n")
+	b.WriteString("Promotion below).\n")
+	names, titles := opspec.Families()
+	for fi, fam := range names {
+		fmt.Fprintf(&b, "\n## %s\n\n| Go | IR | NumPy | MLX | dtypes | grad | notes |\n| --- | --- | --- | --- | --- | --- | --- |\n", titles[fi])
+		for _, op := range ops {
+			if op.Family != fam {
+				continue
+			}
+			var forms []string
+			for _, f := range functions(op) {
+				name := f.name
+				if !f.public {
+					name = op.Name
+				}
+				forms = append(forms, "`"+name+"`")
+			}
+			var notes []string
+			if op.CPUOnly {
+				notes = append(notes, "CPU stream (no MLX GPU kernel)")
+			}
+			if op.Tol64 > 0 {
+				notes = append(notes, fmt.Sprintf("float64 at float32 precision on MLX's CPU (checked to %g)", op.Tol64))
+			}
+			if op.Method {
+				notes = append(notes, "method")
+			}
+			if op.NoNumPy != "" {
+				notes = append(notes, op.NoNumPy)
+			}
+			grad := "no"
+			if op.Grad {
+				grad = "yes"
+			}
+			numpy := op.NumPy
+			if numpy == "" {
+				numpy = "–"
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | `%s` | `%s` | %s | %s | %s |\n", strings.Join(forms, " "), op.IR,
+				strings.ReplaceAll(numpy, "|", "\\|"), op.MLX, dtypeSummary(op.DTypes), grad, strings.Join(notes, "; "))
+		}
+	}
+	b.WriteString(promotionDoc)
+	return b.Bytes()
+}
+
+func dtypeSummary(ds opspec.DTypeSet) string {
+	set := map[string]bool{}
+	for _, d := range ds {
+		set[d] = true
+	}
+	has := func(group opspec.DTypeSet) bool {
+		for _, d := range group {
+			if !set[d] {
+				return false
+			}
+		}
+		return true
+	}
+	var parts []string
+	left := map[string]bool{}
+	for k := range set {
+		left[k] = true
+	}
+	take := func(name string, group opspec.DTypeSet) {
+		if has(group) {
+			parts = append(parts, name)
+			for _, d := range group {
+				delete(left, d)
+			}
+		}
+	}
+	take("bool", opspec.Bools)
+	take("ints", opspec.Integers)
+	take("floats", opspec.Floats)
+	for _, d := range ds {
+		if left[d] {
+			parts = append(parts, d)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+const promotionDoc = `
+## Promotion
+
+One table, MLX's, applies everywhere (eager, traced, every lane): the
+result of an op on two tensors has the smallest dtype that holds both
+operands' values in this lattice (MLX's ` + "`promote_types`" + `):
+
+- bool < every other type;
+- unsigned and signed integers of the same width promote to the next
+  wider signed type (uint8+int8 → int16, uint32+int32 → int64,
+  uint64+int64 → float32, as MLX does);
+- any integer with any float gives that float (int64 + float16 →
+  float16: MLX keeps the float's width, NumPy would give float64);
+- float16 + bfloat16 → float32; any float with float64 → float64;
+- anything with complex64 → complex64.
+
+Go numbers are weakly typed, as Python scalars are in MLX: a Go integer
+takes the other operand's dtype (int32 tensor + 2 → int32; float16
+tensor + 2 → float16); a Go float takes the other operand's dtype when
+that is a float or complex type, and float32 otherwise (int32 tensor *
+0.5 → float32); a Go bool is bool. With no tensor operand at all, an
+integer is int32 and a float float32.
+
+Division (` + "`Div`" + `) of integers gives float32, as ` + "`mx.divide`" + `
+does; ` + "`FloorDivide`" + ` keeps integers.
+`
+
+// checkTable writes the per-op test table: for every Go function, a
+// closure that calls it the way a user would, from sample operands and
+// attribute values.
+func checkTable(ops []opspec.Op) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "// %s\n\npackage opcheck\n\nimport \"github.com/emily-go/emily\"\n\n", header)
+	b.WriteString("// generated maps each public Go function of the spec to a call of it.\n")
+	b.WriteString("var generated = map[string]caller{\n")
+	for _, op := range ops {
+		for _, f := range functions(op) {
+			if !f.public {
+				continue
+			}
+			var args []string
+			switch {
+			case op.Variadic:
+				args = append(args, "in")
+			default:
+				for i := range op.Inputs {
+					args = append(args, fmt.Sprintf("in[%d]", i))
+				}
+			}
+			for _, a := range op.Attrs {
+				if _, ok := f.fixed[a.Name]; ok {
+					continue
+				}
+				conv := map[opspec.AttrKind]string{
+					opspec.Int: "intAttr", opspec.Int64: "intAttr", opspec.Ints: "intsAttr", opspec.Shape: "intsAttr",
+					opspec.Bool: "boolAttr", opspec.Float: "floatAttr", opspec.DType: "dtypeAttr",
+					opspec.Enum: "stringAttr", opspec.String: "stringAttr",
+				}[a.Kind]
+				arg := fmt.Sprintf("%s(at, %q)", conv, a.Name)
+				if a.Variadic {
+					arg += "..."
+				}
+				args = append(args, arg)
+			}
+			call := fmt.Sprintf("emily.%s(%s)", f.name, strings.Join(args, ", "))
+			switch {
+			case op.OutputsFrom != "":
+				// already a slice
+			case op.Outputs > 1:
+				vars := make([]string, op.Outputs)
+				for i := range vars {
+					vars[i] = fmt.Sprintf("r%d", i)
+				}
+				call = fmt.Sprintf("func() []*emily.Tensor { %s := %s; return []*emily.Tensor{%s} }()",
+					strings.Join(vars, ", "), call, strings.Join(vars, ", "))
+			default:
+				call = "[]*emily.Tensor{" + call + "}"
+			}
+			fmt.Fprintf(&b, "\t%q: func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return %s },\n", f.name, call)
+		}
+	}
+	b.WriteString("}\n")
+	return b.Bytes()
+}

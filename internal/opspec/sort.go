@@ -1,0 +1,3 @@
+package opspec
+
+var sortOps = []Op{}
