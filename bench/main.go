@@ -418,18 +418,18 @@ func floorSteps(dev string) {
 	}
 	fmt.Println("per-call floor, step by step:")
 	step("mlxbind.Op(add) + Free (build only)", func() {
-		y, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
-		y.Free()
+		ys, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
+		ys[0].Free()
 	})
 	step("mlxbind.Op(add) + Eval + Free", func() {
-		y, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
-		mlxbind.Eval(y)
-		y.Free()
+		ys, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
+		mlxbind.Eval(ys[0])
+		ys[0].Free()
 	})
 	step("mlxbind.Op(add) + Bytes + Free", func() {
-		y, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
-		y.Bytes(s)
-		y.Free()
+		ys, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
+		ys[0].Bytes(s)
+		ys[0].Free()
 	})
 	step("Bytes of an evaluated array", func() { raw.Bytes(s) })
 	step("mlxbind.Memory()", func() { mlxbind.Memory() })
