@@ -10,3 +10,8 @@ def sigmoid(x):
 HELPERS = {
     "sigmoid": sigmoid,
 }
+
+# The scan, shape and index families' references.
+import numpy_refs_shape  # noqa: E402
+
+HELPERS.update(numpy_refs_shape.HELPERS)

@@ -110,7 +110,11 @@ func (f fn) body(b *bytes.Buffer) {
 			fmt.Fprintf(b, "\tat.String(%s)\n", val)
 		}
 	}
-	args := fmt.Sprintf("%q, ir.%s, at", f.name, camel(op.IR))
+	name := f.name
+	if !f.public {
+		name = op.Name // errors name the public op, not its generated core
+	}
+	args := fmt.Sprintf("%q, ir.%s, at", name, camel(op.IR))
 	if operands != "" {
 		args += ", " + operands
 	}
