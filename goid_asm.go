@@ -9,4 +9,4 @@ package emily
 // harmless here since a scope is closed by the goroutine that opened it.
 func getg() uintptr
 
-func goid() uintptr { return getg() }
+func goroutineKey() uintptr { return getg() }

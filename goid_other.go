@@ -8,9 +8,9 @@ import (
 	"strconv"
 )
 
-// goid parses the goroutine id from the stack header ("goroutine 42
+// goroutineKey parses the goroutine id from the stack header ("goroutine 42
 // [running]:"): portable, but microseconds per call.
-func goid() uintptr {
+func goroutineKey() uintptr {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]
 	b = bytes.TrimPrefix(b, []byte("goroutine "))

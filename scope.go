@@ -41,7 +41,7 @@ var scopes struct {
 // NewScope opens a scope on the calling goroutine; Close it (defer
 // s.Close()) on the same goroutine.
 func NewScope() *Scope {
-	gid := goid()
+	gid := goroutineKey()
 	scopes.Lock()
 	defer scopes.Unlock()
 	if scopes.open == nil {
@@ -123,7 +123,7 @@ func track(t *Tensor) *Tensor {
 	if scopes.count.Load() == 0 {
 		return t
 	}
-	gid := goid()
+	gid := goroutineKey()
 	scopes.Lock()
 	if s := scopes.open[gid]; s != nil {
 		t.scope = s
