@@ -80,6 +80,10 @@ int emily_memory_limit(size_t* limit, char** err) {
   return emily::guarded(err, [&] { *limit = mx::get_memory_limit(); });
 }
 
+int emily_reset_peak_memory(char** err) {
+  return emily::guarded(err, [&] { mx::reset_peak_memory(); });
+}
+
 const char* emily_mlx_version(void) { return mx::version(); }
 
 }  // extern "C"

@@ -105,6 +105,7 @@ func init() {
 		"Mul":                  reflect.ValueOf(emily.Mul),
 		"Neg":                  reflect.ValueOf(emily.Neg),
 		"NewAxis":              reflect.ValueOf(&emily.NewAxis).Elem(),
+		"NewScope":             reflect.ValueOf(emily.NewScope),
 		"Ones":                 reflect.ValueOf(emily.Ones),
 		"OnesLike":             reflect.ValueOf(emily.OnesLike),
 		"OnesOf":               reflect.ValueOf(emily.OnesOf),
@@ -132,6 +133,7 @@ func init() {
 		"ScatterMax":           reflect.ValueOf(emily.ScatterMax),
 		"ScatterMin":           reflect.ValueOf(emily.ScatterMin),
 		"ScatterProd":          reflect.ValueOf(emily.ScatterProd),
+		"Scoped":               reflect.ValueOf(emily.Scoped),
 		"SetDefaultDevice":     reflect.ValueOf(emily.SetDefaultDevice),
 		"SetMemoryLimit":       reflect.ValueOf(emily.SetMemoryLimit),
 		"SetSlice":             reflect.ValueOf(emily.SetSlice),
@@ -185,6 +187,7 @@ func init() {
 		"Option":      reflect.ValueOf((*emily.Option)(nil)),
 		"ProgramInfo": reflect.ValueOf((*emily.ProgramInfo)(nil)),
 		"Range":       reflect.ValueOf((*emily.Range)(nil)),
+		"Scope":       reflect.ValueOf((*emily.Scope)(nil)),
 		"Tensor":      reflect.ValueOf((*emily.Tensor)(nil)),
 	}
 }
