@@ -110,7 +110,13 @@ func (f fn) body(b *bytes.Buffer) {
 			fmt.Fprintf(b, "\tat.String(%s)\n", val)
 		}
 	}
-	args := fmt.Sprintf("%q, ir.%s, at", f.name, camel(op.IR))
+	// Errors name the public function: a Manual op's core reports as the
+	// hand-written function that calls it.
+	errName := f.name
+	if !f.public {
+		errName = op.Name
+	}
+	args := fmt.Sprintf("%q, ir.%s, at", errName, camel(op.IR))
 	if operands != "" {
 		args += ", " + operands
 	}
