@@ -649,7 +649,8 @@ func (t *Tensor) Reciprocal() *Tensor {
 	return Reciprocal(t)
 }
 
-// Sign returns -1, 0 or 1 by the sign of x (NaN stays NaN).
+// Sign returns -1, 0 or 1 by the sign of x; NaN stays NaN (mx.sign would
+// give 0).
 //
 // NumPy: np.sign(x). MLX: mx.sign.
 func Sign(x *Tensor) *Tensor {
@@ -953,8 +954,7 @@ func (t *Tensor) Radians() *Tensor {
 
 // Erf returns the error function of x.
 //
-// NumPy: np.vectorize(__import__('math').erf,
-// otypes=[np.float64])(x).astype(x.dtype). MLX: mx.erf.
+// NumPy: erf(x). MLX: mx.erf.
 func Erf(x *Tensor) *Tensor {
 	var at ir.Attrs
 	return apply("Erf", ir.Erf, at, x)
@@ -967,11 +967,7 @@ func (t *Tensor) Erf() *Tensor {
 
 // ErfInv returns the inverse error function of x (|x| < 1).
 //
-// NumPy: np.where(np.abs(x) > 1, np.nan, np.where(np.abs(x) == 1,
-// np.copysign(np.inf, x), __import__('functools').reduce(lambda y, _: y -
-// (np.vectorize(__import__('math').erf, otypes=[np.float64])(y) - x) *
-// np.exp(y * y) * np.sqrt(np.pi) / 2, range(50),
-// np.zeros(np.shape(x))))).astype(x.dtype). MLX: mx.erfinv.
+// NumPy: erfinv(x). MLX: mx.erfinv.
 func ErfInv(x *Tensor) *Tensor {
 	var at ir.Attrs
 	return apply("ErfInv", ir.Erfinv, at, x)

@@ -78,7 +78,7 @@ std::vector<mx::array> op_reciprocal(const OpArgs& args) {
 std::vector<mx::array> op_sign(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::sign(x, s));
+  return outputs(mx::issubdtype(x.dtype(), mx::inexact) ? mx::where(mx::isnan(x, s), x, mx::sign(x, s), s) : mx::sign(x, s));
 }
 
 // Floor
