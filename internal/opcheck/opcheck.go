@@ -31,6 +31,7 @@ type Case struct {
 	NumPy     string         `json:"numpy"`
 	NoNumPy   string         `json:"no_numpy,omitempty"`
 	Tol       float64        `json:"tol"`
+	Tol64     float64        `json:"tol64"`
 	Special   bool           `json:"special"` // inputs hold NaN/Inf
 }
 
@@ -169,7 +170,7 @@ func runCase(dir string, op opspec.Op, fn namedCall, dt string, si int, sample o
 		attrs[k] = v
 	}
 	c = Case{ID: id, Op: op.Name, Fn: fn.name, DType: dt, Operands: op.Inputs, List: op.Variadic,
-		Attrs: attrs, NumPy: op.NumPy, NoNumPy: op.NoNumPy, Tol: op.Tol, Special: special}
+		Attrs: attrs, NumPy: op.NumPy, NoNumPy: op.NoNumPy, Tol: op.Tol, Tol64: op.Tol64, Special: special}
 	var ins []*emily.Tensor
 	for i, shape := range sample.Shapes {
 		name := op.Inputs[0]

@@ -24,8 +24,8 @@ var binaryOps = []Op{
 	withDomain(Op{Name: "DivMod", IR: "divmod", Inputs: []string{"a", "b"}, Weak: true, Outputs: 2,
 		Cpp: "mx::divmod(a, b, s)", MLX: "mx.divmod", NumPy: "np.divmod(a, b)", DTypes: Numeric,
 		Doc: "returns FloorDivide(a, b) and Remainder(a, b) from one op."}, NonZero),
-	binary("LogAddExp", "logaddexp", "logaddexp", "np.logaddexp(a, b)",
-		"returns log(e**a + e**b) without overflowing for large a or b.", floatsFloat32Accurate, true),
+	f32precision(binary("LogAddExp", "logaddexp", "logaddexp", "np.logaddexp(a, b)",
+		"returns log(e**a + e**b) without overflowing for large a or b.", Floats, true)),
 	binary("Arctan2", "arctan2", "arctan2", "np.arctan2(a, b)",
 		"returns the angle of the point (b, a) in radians, in [-pi, pi]: arctan(a / b) with the quadrant from both signs.", Floats, true),
 }
