@@ -104,9 +104,418 @@ func (t *Tensor) Minimum(b any) *Tensor {
 	return Minimum(t, b)
 }
 
+// FloorDivide returns floor(a / b): integers stay integers, rounded toward
+// negative infinity.
+//
+// NumPy: np.floor_divide(a, b). MLX: mx.floor_divide. Operands may be
+// tensors or Go numbers (weakly typed, as in MLX).
+func FloorDivide(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("FloorDivide", ir.FloorDivide, at, weak("FloorDivide", a, b)...)
+}
+
+// FloorDivide is the method form of FloorDivide.
+func (t *Tensor) FloorDivide(b any) *Tensor {
+	return FloorDivide(t, b)
+}
+
+// Remainder returns a - b*floor(a / b), the remainder with the divisor's
+// sign (Python's %, not C's fmod).
+//
+// NumPy: np.remainder(a, b). MLX: mx.remainder. Operands may be tensors or
+// Go numbers (weakly typed, as in MLX).
+func Remainder(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("Remainder", ir.Remainder, at, weak("Remainder", a, b)...)
+}
+
+// Remainder is the method form of Remainder.
+func (t *Tensor) Remainder(b any) *Tensor {
+	return Remainder(t, b)
+}
+
+// DivMod returns FloorDivide(a, b) and Remainder(a, b) from one op.
+//
+// NumPy: np.divmod(a, b). MLX: mx.divmod. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func DivMod(a, b any) (*Tensor, *Tensor) {
+	var at ir.Attrs
+	r := applyMulti("DivMod", ir.Divmod, at, weak("DivMod", a, b)...)
+	return r[0], r[1]
+}
+
+// LogAddExp returns log(e**a + e**b) without overflowing for large a or b.
+//
+// NumPy: np.logaddexp(a, b). MLX: mx.logaddexp. Operands may be tensors or
+// Go numbers (weakly typed, as in MLX).
+func LogAddExp(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LogAddExp", ir.Logaddexp, at, weak("LogAddExp", a, b)...)
+}
+
+// LogAddExp is the method form of LogAddExp.
+func (t *Tensor) LogAddExp(b any) *Tensor {
+	return LogAddExp(t, b)
+}
+
+// Arctan2 returns the angle of the point (b, a) in radians, in [-pi, pi]:
+// arctan(a / b) with the quadrant from both signs.
+//
+// NumPy: np.arctan2(a, b). MLX: mx.arctan2. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func Arctan2(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("Arctan2", ir.Arctan2, at, weak("Arctan2", a, b)...)
+}
+
+// Arctan2 is the method form of Arctan2.
+func (t *Tensor) Arctan2(b any) *Tensor {
+	return Arctan2(t, b)
+}
+
 // Comparisons and selection.
 
+// Equal returns a == b elementwise, as bool.
+//
+// NumPy: np.equal(a, b). MLX: mx.equal. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func Equal(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("Equal", ir.Equal, at, weak("Equal", a, b)...)
+}
+
+// Equal is the method form of Equal.
+func (t *Tensor) Equal(b any) *Tensor {
+	return Equal(t, b)
+}
+
+// NotEqual returns a != b elementwise, as bool (true where either is NaN).
+//
+// NumPy: np.not_equal(a, b). MLX: mx.not_equal. Operands may be tensors or
+// Go numbers (weakly typed, as in MLX).
+func NotEqual(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("NotEqual", ir.NotEqual, at, weak("NotEqual", a, b)...)
+}
+
+// NotEqual is the method form of NotEqual.
+func (t *Tensor) NotEqual(b any) *Tensor {
+	return NotEqual(t, b)
+}
+
+// Less returns a < b elementwise, as bool.
+//
+// NumPy: np.less(a, b). MLX: mx.less. Operands may be tensors or Go numbers
+// (weakly typed, as in MLX).
+func Less(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("Less", ir.Less, at, weak("Less", a, b)...)
+}
+
+// Less is the method form of Less.
+func (t *Tensor) Less(b any) *Tensor {
+	return Less(t, b)
+}
+
+// LessEqual returns a <= b elementwise, as bool.
+//
+// NumPy: np.less_equal(a, b). MLX: mx.less_equal. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func LessEqual(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LessEqual", ir.LessEqual, at, weak("LessEqual", a, b)...)
+}
+
+// LessEqual is the method form of LessEqual.
+func (t *Tensor) LessEqual(b any) *Tensor {
+	return LessEqual(t, b)
+}
+
+// Greater returns a > b elementwise, as bool.
+//
+// NumPy: np.greater(a, b). MLX: mx.greater. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func Greater(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("Greater", ir.Greater, at, weak("Greater", a, b)...)
+}
+
+// Greater is the method form of Greater.
+func (t *Tensor) Greater(b any) *Tensor {
+	return Greater(t, b)
+}
+
+// GreaterEqual returns a >= b elementwise, as bool.
+//
+// NumPy: np.greater_equal(a, b). MLX: mx.greater_equal. Operands may be
+// tensors or Go numbers (weakly typed, as in MLX).
+func GreaterEqual(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("GreaterEqual", ir.GreaterEqual, at, weak("GreaterEqual", a, b)...)
+}
+
+// GreaterEqual is the method form of GreaterEqual.
+func (t *Tensor) GreaterEqual(b any) *Tensor {
+	return GreaterEqual(t, b)
+}
+
+// opWhere is the generated core of Where: returns x where cond is true and
+// y elsewhere; the three broadcast together, and the result has x's and y's
+// promoted dtype.
+//
+// NumPy: np.where(cond, x, y). MLX: mx.where.
+func opWhere(cond, x, y *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Where", ir.Where, at, cond, x, y)
+}
+
+// Clip limits x to [lo, hi] elementwise: Minimum(Maximum(x, lo), hi), so hi
+// wins where lo > hi; Go number bounds take x's dtype.
+//
+// NumPy: np.clip(x, lo, hi). MLX: mx.clip. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func Clip(x, lo, hi any) *Tensor {
+	var at ir.Attrs
+	return apply("Clip", ir.Clip, at, weak("Clip", x, lo, hi)...)
+}
+
+// Clip is the method form of Clip.
+func (t *Tensor) Clip(lo, hi any) *Tensor {
+	return Clip(t, lo, hi)
+}
+
+// IsClose returns where |a - b| <= 1e-8 + 1e-5*|b| elementwise (NumPy's
+// default tolerances), as bool; NaN is close to nothing.
+//
+// NumPy: np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan). MLX:
+// mx.isclose. Operands may be tensors or Go numbers (weakly typed, as in
+// MLX).
+func IsClose(a, b any) *Tensor {
+	var at ir.Attrs
+	at.Float(1e-05)
+	at.Float(1e-08)
+	at.Bool(false)
+	return apply("IsClose", ir.IsClose, at, weak("IsClose", a, b)...)
+}
+
+// IsClose is the method form of IsClose.
+func (t *Tensor) IsClose(b any) *Tensor {
+	return IsClose(t, b)
+}
+
+// IsCloseTol is IsClose with tolerances: |a - b| <= atol + rtol*|b|;
+// equalNaN makes NaN close to NaN.
+//
+// NumPy: np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan). MLX:
+// mx.isclose. Operands may be tensors or Go numbers (weakly typed, as in
+// MLX).
+func IsCloseTol(a, b any, rtol float64, atol float64, equal_nan bool) *Tensor {
+	var at ir.Attrs
+	at.Float(rtol)
+	at.Float(atol)
+	at.Bool(equal_nan)
+	return apply("IsCloseTol", ir.IsClose, at, weak("IsCloseTol", a, b)...)
+}
+
+// IsCloseTol is the method form of IsCloseTol.
+func (t *Tensor) IsCloseTol(b any, rtol float64, atol float64, equal_nan bool) *Tensor {
+	return IsCloseTol(t, b, rtol, atol, equal_nan)
+}
+
+// AllClose returns a 0-d bool tensor: whether IsClose holds for every
+// element.
+//
+// NumPy: np.array(np.allclose(a, b, rtol=rtol, atol=atol,
+// equal_nan=equal_nan)). MLX: mx.allclose. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func AllClose(a, b any) *Tensor {
+	var at ir.Attrs
+	at.Float(1e-05)
+	at.Float(1e-08)
+	at.Bool(false)
+	return apply("AllClose", ir.AllClose, at, weak("AllClose", a, b)...)
+}
+
+// AllCloseTol is AllClose with tolerances, as IsCloseTol.
+//
+// NumPy: np.array(np.allclose(a, b, rtol=rtol, atol=atol,
+// equal_nan=equal_nan)). MLX: mx.allclose. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func AllCloseTol(a, b any, rtol float64, atol float64, equal_nan bool) *Tensor {
+	var at ir.Attrs
+	at.Float(rtol)
+	at.Float(atol)
+	at.Bool(equal_nan)
+	return apply("AllCloseTol", ir.AllClose, at, weak("AllCloseTol", a, b)...)
+}
+
+// ArrayEqual returns a 0-d bool tensor: whether a and b have the same shape
+// and equal elements (their dtypes may differ).
+//
+// NumPy: np.array(np.array_equal(a, b, equal_nan=equal_nan)). MLX:
+// mx.array_equal.
+func ArrayEqual(a, b *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Bool(false)
+	return apply("ArrayEqual", ir.ArrayEqual, at, a, b)
+}
+
+// ArrayEqualNaN is ArrayEqual with NaN equal to NaN.
+//
+// NumPy: np.array(np.array_equal(a, b, equal_nan=equal_nan)). MLX:
+// mx.array_equal.
+func ArrayEqualNaN(a, b *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Bool(true)
+	return apply("ArrayEqualNaN", ir.ArrayEqual, at, a, b)
+}
+
 // Logical and bitwise.
+
+// LogicalAnd returns a && b elementwise, reading non-zero as true; the
+// result is bool.
+//
+// NumPy: np.logical_and(a, b). MLX: mx.logical_and. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func LogicalAnd(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LogicalAnd", ir.LogicalAnd, at, weak("LogicalAnd", a, b)...)
+}
+
+// LogicalAnd is the method form of LogicalAnd.
+func (t *Tensor) LogicalAnd(b any) *Tensor {
+	return LogicalAnd(t, b)
+}
+
+// LogicalOr returns a || b elementwise, reading non-zero as true; the
+// result is bool.
+//
+// NumPy: np.logical_or(a, b). MLX: mx.logical_or. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func LogicalOr(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LogicalOr", ir.LogicalOr, at, weak("LogicalOr", a, b)...)
+}
+
+// LogicalOr is the method form of LogicalOr.
+func (t *Tensor) LogicalOr(b any) *Tensor {
+	return LogicalOr(t, b)
+}
+
+// LogicalXor returns a != b as truth values elementwise, reading non-zero
+// as true; the result is bool.
+//
+// NumPy: np.logical_xor(a, b). MLX: mx.logical_xor. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func LogicalXor(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LogicalXor", ir.LogicalXor, at, weak("LogicalXor", a, b)...)
+}
+
+// LogicalXor is the method form of LogicalXor.
+func (t *Tensor) LogicalXor(b any) *Tensor {
+	return LogicalXor(t, b)
+}
+
+// LogicalNot returns !x elementwise, reading non-zero as true; the result
+// is bool.
+//
+// NumPy: np.logical_not(x). MLX: mx.logical_not.
+func LogicalNot(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("LogicalNot", ir.LogicalNot, at, x)
+}
+
+// LogicalNot is the method form of LogicalNot.
+func (t *Tensor) LogicalNot() *Tensor {
+	return LogicalNot(t)
+}
+
+// BitwiseAnd returns a & b elementwise (bools and integers).
+//
+// NumPy: np.bitwise_and(a, b). MLX: mx.bitwise_and. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func BitwiseAnd(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("BitwiseAnd", ir.BitwiseAnd, at, weak("BitwiseAnd", a, b)...)
+}
+
+// BitwiseAnd is the method form of BitwiseAnd.
+func (t *Tensor) BitwiseAnd(b any) *Tensor {
+	return BitwiseAnd(t, b)
+}
+
+// BitwiseOr returns a | b elementwise (bools and integers).
+//
+// NumPy: np.bitwise_or(a, b). MLX: mx.bitwise_or. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func BitwiseOr(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("BitwiseOr", ir.BitwiseOr, at, weak("BitwiseOr", a, b)...)
+}
+
+// BitwiseOr is the method form of BitwiseOr.
+func (t *Tensor) BitwiseOr(b any) *Tensor {
+	return BitwiseOr(t, b)
+}
+
+// BitwiseXor returns a ^ b elementwise (bools and integers).
+//
+// NumPy: np.bitwise_xor(a, b). MLX: mx.bitwise_xor. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func BitwiseXor(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("BitwiseXor", ir.BitwiseXor, at, weak("BitwiseXor", a, b)...)
+}
+
+// BitwiseXor is the method form of BitwiseXor.
+func (t *Tensor) BitwiseXor(b any) *Tensor {
+	return BitwiseXor(t, b)
+}
+
+// BitwiseInvert returns ^x (every bit flipped) elementwise, for integers;
+// LogicalNot negates bools.
+//
+// NumPy: np.invert(x). MLX: mx.bitwise_invert.
+func BitwiseInvert(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("BitwiseInvert", ir.BitwiseInvert, at, x)
+}
+
+// BitwiseInvert is the method form of BitwiseInvert.
+func (t *Tensor) BitwiseInvert() *Tensor {
+	return BitwiseInvert(t)
+}
+
+// LeftShift returns a << b elementwise, for integers; bits shifted past the
+// width are lost.
+//
+// NumPy: np.left_shift(a, b). MLX: mx.left_shift. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func LeftShift(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LeftShift", ir.LeftShift, at, weak("LeftShift", a, b)...)
+}
+
+// LeftShift is the method form of LeftShift.
+func (t *Tensor) LeftShift(b any) *Tensor {
+	return LeftShift(t, b)
+}
+
+// RightShift returns a >> b elementwise, for integers (arithmetic for
+// signed ones: the sign is kept).
+//
+// NumPy: np.right_shift(a, b). MLX: mx.right_shift. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func RightShift(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("RightShift", ir.RightShift, at, weak("RightShift", a, b)...)
+}
+
+// RightShift is the method form of RightShift.
+func (t *Tensor) RightShift(b any) *Tensor {
+	return RightShift(t, b)
+}
 
 // Elementwise, one operand.
 
@@ -199,6 +608,532 @@ func Sigmoid(x *Tensor) *Tensor {
 // Sigmoid is the method form of Sigmoid.
 func (t *Tensor) Sigmoid() *Tensor {
 	return Sigmoid(t)
+}
+
+// Square returns x*x.
+//
+// NumPy: np.square(x). MLX: mx.square.
+func Square(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Square", ir.Square, at, x)
+}
+
+// Square is the method form of Square.
+func (t *Tensor) Square() *Tensor {
+	return Square(t)
+}
+
+// Rsqrt returns 1 / sqrt(x).
+//
+// NumPy: 1 / np.sqrt(x). MLX: mx.rsqrt.
+func Rsqrt(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Rsqrt", ir.Rsqrt, at, x)
+}
+
+// Rsqrt is the method form of Rsqrt.
+func (t *Tensor) Rsqrt() *Tensor {
+	return Rsqrt(t)
+}
+
+// Reciprocal returns 1 / x.
+//
+// NumPy: np.reciprocal(x). MLX: mx.reciprocal.
+func Reciprocal(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Reciprocal", ir.Reciprocal, at, x)
+}
+
+// Reciprocal is the method form of Reciprocal.
+func (t *Tensor) Reciprocal() *Tensor {
+	return Reciprocal(t)
+}
+
+// Sign returns -1, 0 or 1 by the sign of x; NaN stays NaN (mx.sign would
+// give 0).
+//
+// NumPy: np.sign(x). MLX: mx.sign.
+func Sign(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Sign", ir.Sign, at, x)
+}
+
+// Sign is the method form of Sign.
+func (t *Tensor) Sign() *Tensor {
+	return Sign(t)
+}
+
+// Floor rounds x down to an integer value (integers are unchanged).
+//
+// NumPy: np.floor(x). MLX: mx.floor.
+func Floor(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Floor", ir.Floor, at, x)
+}
+
+// Floor is the method form of Floor.
+func (t *Tensor) Floor() *Tensor {
+	return Floor(t)
+}
+
+// Ceil rounds x up to an integer value (integers are unchanged).
+//
+// NumPy: np.ceil(x). MLX: mx.ceil.
+func Ceil(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Ceil", ir.Ceil, at, x)
+}
+
+// Ceil is the method form of Ceil.
+func (t *Tensor) Ceil() *Tensor {
+	return Ceil(t)
+}
+
+// Trunc rounds x toward zero to an integer value (integers are unchanged).
+//
+// NumPy: np.trunc(x). MLX: mx.trunc.
+func Trunc(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Trunc", ir.Trunc, at, x)
+}
+
+// Trunc is the method form of Trunc.
+func (t *Tensor) Trunc() *Tensor {
+	return Trunc(t)
+}
+
+// Round rounds x to the nearest integer value, halves to even.
+//
+// NumPy: np.round(x, decimals). MLX: mx.round.
+func Round(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	return apply("Round", ir.Round, at, x)
+}
+
+// Round is the method form of Round.
+func (t *Tensor) Round() *Tensor {
+	return Round(t)
+}
+
+// RoundTo rounds x to the given number of decimals (negative: tens,
+// hundreds, …), halves to even, as np.round(x, decimals).
+//
+// NumPy: np.round(x, decimals). MLX: mx.round.
+func RoundTo(x *Tensor, decimals int) *Tensor {
+	var at ir.Attrs
+	at.Int(decimals)
+	return apply("RoundTo", ir.Round, at, x)
+}
+
+// RoundTo is the method form of RoundTo.
+func (t *Tensor) RoundTo(decimals int) *Tensor {
+	return RoundTo(t, decimals)
+}
+
+// Expm1 returns e**x - 1, accurate for small x.
+//
+// NumPy: np.expm1(x). MLX: mx.expm1.
+func Expm1(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Expm1", ir.Expm1, at, x)
+}
+
+// Expm1 is the method form of Expm1.
+func (t *Tensor) Expm1() *Tensor {
+	return Expm1(t)
+}
+
+// Log1p returns log(1 + x), accurate for small x.
+//
+// NumPy: np.log1p(x). MLX: mx.log1p.
+func Log1p(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Log1p", ir.Log1p, at, x)
+}
+
+// Log1p is the method form of Log1p.
+func (t *Tensor) Log1p() *Tensor {
+	return Log1p(t)
+}
+
+// Log2 returns the base-2 logarithm of x.
+//
+// NumPy: np.log2(x). MLX: mx.log2.
+func Log2(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Log2", ir.Log2, at, x)
+}
+
+// Log2 is the method form of Log2.
+func (t *Tensor) Log2() *Tensor {
+	return Log2(t)
+}
+
+// Log10 returns the base-10 logarithm of x.
+//
+// NumPy: np.log10(x). MLX: mx.log10.
+func Log10(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Log10", ir.Log10, at, x)
+}
+
+// Log10 is the method form of Log10.
+func (t *Tensor) Log10() *Tensor {
+	return Log10(t)
+}
+
+// Sin returns the sine of x.
+//
+// NumPy: np.sin(x). MLX: mx.sin.
+func Sin(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Sin", ir.Sin, at, x)
+}
+
+// Sin is the method form of Sin.
+func (t *Tensor) Sin() *Tensor {
+	return Sin(t)
+}
+
+// Cos returns the cosine of x.
+//
+// NumPy: np.cos(x). MLX: mx.cos.
+func Cos(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Cos", ir.Cos, at, x)
+}
+
+// Cos is the method form of Cos.
+func (t *Tensor) Cos() *Tensor {
+	return Cos(t)
+}
+
+// Tan returns the tangent of x.
+//
+// NumPy: np.tan(x). MLX: mx.tan.
+func Tan(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Tan", ir.Tan, at, x)
+}
+
+// Tan is the method form of Tan.
+func (t *Tensor) Tan() *Tensor {
+	return Tan(t)
+}
+
+// Arcsin returns the inverse sine of x, in [-pi/2, pi/2].
+//
+// NumPy: np.arcsin(x). MLX: mx.arcsin.
+func Arcsin(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arcsin", ir.Arcsin, at, x)
+}
+
+// Arcsin is the method form of Arcsin.
+func (t *Tensor) Arcsin() *Tensor {
+	return Arcsin(t)
+}
+
+// Arccos returns the inverse cosine of x, in [0, pi].
+//
+// NumPy: np.arccos(x). MLX: mx.arccos.
+func Arccos(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arccos", ir.Arccos, at, x)
+}
+
+// Arccos is the method form of Arccos.
+func (t *Tensor) Arccos() *Tensor {
+	return Arccos(t)
+}
+
+// Arctan returns the inverse tangent of x, in (-pi/2, pi/2).
+//
+// NumPy: np.arctan(x). MLX: mx.arctan.
+func Arctan(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arctan", ir.Arctan, at, x)
+}
+
+// Arctan is the method form of Arctan.
+func (t *Tensor) Arctan() *Tensor {
+	return Arctan(t)
+}
+
+// Sinh returns the hyperbolic sine of x.
+//
+// NumPy: np.sinh(x). MLX: mx.sinh.
+func Sinh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Sinh", ir.Sinh, at, x)
+}
+
+// Sinh is the method form of Sinh.
+func (t *Tensor) Sinh() *Tensor {
+	return Sinh(t)
+}
+
+// Cosh returns the hyperbolic cosine of x.
+//
+// NumPy: np.cosh(x). MLX: mx.cosh.
+func Cosh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Cosh", ir.Cosh, at, x)
+}
+
+// Cosh is the method form of Cosh.
+func (t *Tensor) Cosh() *Tensor {
+	return Cosh(t)
+}
+
+// Arcsinh returns the inverse hyperbolic sine of x.
+//
+// NumPy: np.arcsinh(x). MLX: mx.arcsinh.
+func Arcsinh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arcsinh", ir.Arcsinh, at, x)
+}
+
+// Arcsinh is the method form of Arcsinh.
+func (t *Tensor) Arcsinh() *Tensor {
+	return Arcsinh(t)
+}
+
+// Arccosh returns the inverse hyperbolic cosine of x (x >= 1).
+//
+// NumPy: np.arccosh(x). MLX: mx.arccosh.
+func Arccosh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arccosh", ir.Arccosh, at, x)
+}
+
+// Arccosh is the method form of Arccosh.
+func (t *Tensor) Arccosh() *Tensor {
+	return Arccosh(t)
+}
+
+// Arctanh returns the inverse hyperbolic tangent of x (|x| < 1).
+//
+// NumPy: np.arctanh(x). MLX: mx.arctanh.
+func Arctanh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arctanh", ir.Arctanh, at, x)
+}
+
+// Arctanh is the method form of Arctanh.
+func (t *Tensor) Arctanh() *Tensor {
+	return Arctanh(t)
+}
+
+// Degrees converts x from radians to degrees.
+//
+// NumPy: np.degrees(x). MLX: mx.degrees.
+func Degrees(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Degrees", ir.Degrees, at, x)
+}
+
+// Degrees is the method form of Degrees.
+func (t *Tensor) Degrees() *Tensor {
+	return Degrees(t)
+}
+
+// Radians converts x from degrees to radians.
+//
+// NumPy: np.radians(x). MLX: mx.radians.
+func Radians(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Radians", ir.Radians, at, x)
+}
+
+// Radians is the method form of Radians.
+func (t *Tensor) Radians() *Tensor {
+	return Radians(t)
+}
+
+// Erf returns the error function of x.
+//
+// NumPy: erf(x). MLX: mx.erf.
+func Erf(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Erf", ir.Erf, at, x)
+}
+
+// Erf is the method form of Erf.
+func (t *Tensor) Erf() *Tensor {
+	return Erf(t)
+}
+
+// ErfInv returns the inverse error function of x (|x| < 1).
+//
+// NumPy: erfinv(x). MLX: mx.erfinv.
+func ErfInv(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("ErfInv", ir.Erfinv, at, x)
+}
+
+// ErfInv is the method form of ErfInv.
+func (t *Tensor) ErfInv() *Tensor {
+	return ErfInv(t)
+}
+
+// IsNaN reports which elements are NaN, as bool (false for integers).
+//
+// NumPy: np.isnan(x). MLX: mx.isnan.
+func IsNaN(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("IsNaN", ir.Isnan, at, x)
+}
+
+// IsNaN is the method form of IsNaN.
+func (t *Tensor) IsNaN() *Tensor {
+	return IsNaN(t)
+}
+
+// IsInf reports which elements are +Inf or -Inf, as bool.
+//
+// NumPy: np.isinf(x). MLX: mx.isinf.
+func IsInf(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("IsInf", ir.Isinf, at, x)
+}
+
+// IsInf is the method form of IsInf.
+func (t *Tensor) IsInf() *Tensor {
+	return IsInf(t)
+}
+
+// IsFinite reports which elements are neither NaN nor infinite, as bool.
+//
+// NumPy: np.isfinite(x). MLX: mx.isfinite.
+func IsFinite(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("IsFinite", ir.Isfinite, at, x)
+}
+
+// IsFinite is the method form of IsFinite.
+func (t *Tensor) IsFinite() *Tensor {
+	return IsFinite(t)
+}
+
+// IsPosInf reports which elements are +Inf, as bool.
+//
+// NumPy: np.isposinf(x). MLX: mx.isposinf.
+func IsPosInf(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("IsPosInf", ir.Isposinf, at, x)
+}
+
+// IsPosInf is the method form of IsPosInf.
+func (t *Tensor) IsPosInf() *Tensor {
+	return IsPosInf(t)
+}
+
+// IsNegInf reports which elements are -Inf, as bool.
+//
+// NumPy: np.isneginf(x). MLX: mx.isneginf.
+func IsNegInf(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("IsNegInf", ir.Isneginf, at, x)
+}
+
+// IsNegInf is the method form of IsNegInf.
+func (t *Tensor) IsNegInf() *Tensor {
+	return IsNegInf(t)
+}
+
+// NanToNum replaces NaN by 0, +Inf by the dtype's largest finite value and
+// -Inf by its smallest.
+//
+// NumPy: np.nan_to_num(x, nan=nan, posinf=None if limits else posinf,
+// neginf=None if limits else neginf). MLX: mx.nan_to_num.
+func NanToNum(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Float(0)
+	at.Float(0)
+	at.Float(0)
+	at.Bool(true)
+	return apply("NanToNum", ir.NanToNum, at, x)
+}
+
+// NanToNum is the method form of NanToNum.
+func (t *Tensor) NanToNum() *Tensor {
+	return NanToNum(t)
+}
+
+// NanToNumWith is NanToNum with the values that replace NaN, +Inf and -Inf.
+//
+// NumPy: np.nan_to_num(x, nan=nan, posinf=None if limits else posinf,
+// neginf=None if limits else neginf). MLX: mx.nan_to_num.
+func NanToNumWith(x *Tensor, nan float64, posinf float64, neginf float64) *Tensor {
+	var at ir.Attrs
+	at.Float(nan)
+	at.Float(posinf)
+	at.Float(neginf)
+	at.Bool(false)
+	return apply("NanToNumWith", ir.NanToNum, at, x)
+}
+
+// NanToNumWith is the method form of NanToNumWith.
+func (t *Tensor) NanToNumWith(nan float64, posinf float64, neginf float64) *Tensor {
+	return NanToNumWith(t, nan, posinf, neginf)
+}
+
+// Conj returns the complex conjugate of x (real tensors are returned as
+// they are).
+//
+// NumPy: np.conj(x). MLX: mx.conjugate.
+func Conj(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Conj", ir.Conjugate, at, x)
+}
+
+// Conj is the method form of Conj.
+func (t *Tensor) Conj() *Tensor {
+	return Conj(t)
+}
+
+// Real returns the real part of x: float32 for complex64, x itself for real
+// dtypes.
+//
+// NumPy: np.real(x). MLX: mx.real.
+func Real(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Real", ir.Real, at, x)
+}
+
+// Real is the method form of Real.
+func (t *Tensor) Real() *Tensor {
+	return Real(t)
+}
+
+// Imag returns the imaginary part of x: float32 for complex64, zeros for
+// real dtypes.
+//
+// NumPy: np.imag(x). MLX: mx.imag.
+func Imag(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Imag", ir.Imag, at, x)
+}
+
+// Imag is the method form of Imag.
+func (t *Tensor) Imag() *Tensor {
+	return Imag(t)
+}
+
+// StopGradient returns x unchanged, but gradients do not flow through it:
+// under Grad it is a constant.
+//
+// NumPy: x. MLX: mx.stop_gradient.
+func StopGradient(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("StopGradient", ir.StopGradient, at, x)
+}
+
+// StopGradient is the method form of StopGradient.
+func (t *Tensor) StopGradient() *Tensor {
+	return StopGradient(t)
 }
 
 // Reductions.
@@ -1670,16 +2605,26 @@ func OnesLike(x *Tensor) *Tensor {
 var hints = map[string]string{
 	"Add":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"All":                  "axes must be distinct and in range -rank..rank-1",
+	"AllClose":             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"AllCloseTol":          "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"AllKeepDims":          "axes must be distinct and in range -rank..rank-1",
 	"Any":                  "axes must be distinct and in range -rank..rank-1",
 	"AnyKeepDims":          "axes must be distinct and in range -rank..rank-1",
+	"Arctan2":              "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Argmax":               "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
 	"ArgmaxKeepDims":       "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
 	"Argmin":               "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
 	"ArgminKeepDims":       "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
 	"Argpartition":         "kth must be in range -size..size-1 of the axis",
 	"Argsort":              "the axis must be in range -rank..rank-1",
+	"ArrayEqual":           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"ArrayEqualNaN":        "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"BitwiseAnd":           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"BitwiseInvert":        "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"BitwiseOr":            "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"BitwiseXor":           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"BroadcastTo":          "each dimension must be equal to the target's or 1, aligned from the right",
+	"Clip":                 "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Concatenate":          "every tensor needs the same rank and the same dimensions except along axis",
 	"CountNonzero":         "axes must be distinct and in range -rank..rank-1",
 	"CountNonzeroKeepDims": "axes must be distinct and in range -rank..rank-1",
@@ -1692,14 +2637,29 @@ var hints = map[string]string{
 	"Cumsum":               "the axis must be in range -rank..rank-1",
 	"CumsumWith":           "the axis must be in range -rank..rank-1",
 	"Div":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"DivMod":               "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Equal":                "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"ExpandDims":           "axes are positions in the result: distinct, in range -(rank+len(axes))..rank+len(axes)-1",
 	"Flatten":              "start and end must be axes of x with start <= end",
 	"FlattenRange":         "start and end must be axes of x with start <= end",
 	"Flip":                 "axes must be distinct and in range -rank..rank-1",
+	"FloorDivide":          "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Greater":              "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"GreaterEqual":         "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"IsClose":              "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"IsCloseTol":           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LeftShift":            "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Less":                 "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LessEqual":            "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LogAddExp":            "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"LogCumSumExp":         "the axis must be in range -rank..rank-1",
 	"LogCumSumExpWith":     "the axis must be in range -rank..rank-1",
 	"LogSumExp":            "axes must be distinct and in range -rank..rank-1",
 	"LogSumExpKeepDims":    "axes must be distinct and in range -rank..rank-1",
+	"LogicalAnd":           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LogicalNot":           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LogicalOr":            "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LogicalXor":           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"MaskedScatter":        "mask is bool and broadcasts to x; values needs at least one element per true position of mask",
 	"Matmul":               "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
 	"MatrixTranspose":      "x needs at least two dimensions",
@@ -1715,6 +2675,7 @@ var hints = map[string]string{
 	"Minimum":              "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Moveaxis":             "axes must be in range -rank..rank-1",
 	"Mul":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"NotEqual":             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Pad":                  "give low and high with one non-negative width per axis",
 	"PadEdge":              "give low and high with one non-negative width per axis",
 	"Partition":            "kth must be in range -size..size-1 of the axis",
@@ -1722,8 +2683,10 @@ var hints = map[string]string{
 	"Prod":                 "axes must be distinct and in range -rank..rank-1",
 	"ProdKeepDims":         "axes must be distinct and in range -rank..rank-1",
 	"PutAlongAxis":         "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1; values must broadcast to indices",
+	"Remainder":            "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Repeat":               "repeats must be >= 0 and axis in range -rank..rank-1",
 	"Reshape":              "the new shape must hold as many elements as the old one; one dimension may be -1 to infer it",
+	"RightShift":           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Roll":                 "axes must be distinct and in range -rank..rank-1",
 	"Scatter":              "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
 	"ScatterAdd":           "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
@@ -1753,4 +2716,5 @@ var hints = map[string]string{
 	"Var":                  "axes must be distinct and in range -rank..rank-1",
 	"VarDdof":              "axes must be distinct and in range -rank..rank-1",
 	"VarKeepDims":          "axes must be distinct and in range -rank..rank-1",
+	"Where":                "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 }

@@ -11,6 +11,32 @@ const (
 	Power                     // Pow
 	Maximum                   // Maximum
 	Minimum                   // Minimum
+	FloorDivide               // FloorDivide
+	Remainder                 // Remainder
+	Divmod                    // DivMod
+	Logaddexp                 // LogAddExp
+	Arctan2                   // Arctan2
+	Equal                     // Equal
+	NotEqual                  // NotEqual
+	Less                      // Less
+	LessEqual                 // LessEqual
+	Greater                   // Greater
+	GreaterEqual              // GreaterEqual
+	Where                     // Where
+	Clip                      // Clip
+	IsClose                   // IsClose
+	AllClose                  // AllClose
+	ArrayEqual                // ArrayEqual
+	LogicalAnd                // LogicalAnd
+	LogicalOr                 // LogicalOr
+	LogicalXor                // LogicalXor
+	LogicalNot                // LogicalNot
+	BitwiseAnd                // BitwiseAnd
+	BitwiseOr                 // BitwiseOr
+	BitwiseXor                // BitwiseXor
+	BitwiseInvert             // BitwiseInvert
+	LeftShift                 // LeftShift
+	RightShift                // RightShift
 	Negative                  // Neg
 	Exp                       // Exp
 	Log                       // Log
@@ -18,6 +44,43 @@ const (
 	Sqrt                      // Sqrt
 	Abs                       // Abs
 	Sigmoid                   // Sigmoid
+	Square                    // Square
+	Rsqrt                     // Rsqrt
+	Reciprocal                // Reciprocal
+	Sign                      // Sign
+	Floor                     // Floor
+	Ceil                      // Ceil
+	Trunc                     // Trunc
+	Round                     // Round
+	Expm1                     // Expm1
+	Log1p                     // Log1p
+	Log2                      // Log2
+	Log10                     // Log10
+	Sin                       // Sin
+	Cos                       // Cos
+	Tan                       // Tan
+	Arcsin                    // Arcsin
+	Arccos                    // Arccos
+	Arctan                    // Arctan
+	Sinh                      // Sinh
+	Cosh                      // Cosh
+	Arcsinh                   // Arcsinh
+	Arccosh                   // Arccosh
+	Arctanh                   // Arctanh
+	Degrees                   // Degrees
+	Radians                   // Radians
+	Erf                       // Erf
+	Erfinv                    // ErfInv
+	Isnan                     // IsNaN
+	Isinf                     // IsInf
+	Isfinite                  // IsFinite
+	Isposinf                  // IsPosInf
+	Isneginf                  // IsNegInf
+	NanToNum                  // NanToNum
+	Conjugate                 // Conj
+	Real                      // Real
+	Imag                      // Imag
+	StopGradient              // StopGradient
 	Sum                       // Sum
 	Max                       // Max
 	Min                       // Min
@@ -96,6 +159,32 @@ var opTable = [opCount]OpInfo{
 	Power:           {Name: "power", Arity: 2, Outputs: 1, OutputsFrom: -1},
 	Maximum:         {Name: "maximum", Arity: 2, Outputs: 1, OutputsFrom: -1},
 	Minimum:         {Name: "minimum", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	FloorDivide:     {Name: "floor_divide", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Remainder:       {Name: "remainder", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Divmod:          {Name: "divmod", Arity: 2, Outputs: 2, OutputsFrom: -1},
+	Logaddexp:       {Name: "logaddexp", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Arctan2:         {Name: "arctan2", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Equal:           {Name: "equal", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	NotEqual:        {Name: "not_equal", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Less:            {Name: "less", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	LessEqual:       {Name: "less_equal", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Greater:         {Name: "greater", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	GreaterEqual:    {Name: "greater_equal", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Where:           {Name: "where", Arity: 3, Outputs: 1, OutputsFrom: -1},
+	Clip:            {Name: "clip", Arity: 3, Outputs: 1, OutputsFrom: -1},
+	IsClose:         {Name: "is_close", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "rtol", Kind: AttrFloat}, {Name: "atol", Kind: AttrFloat}, {Name: "equal_nan", Kind: AttrBool}}},
+	AllClose:        {Name: "all_close", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "rtol", Kind: AttrFloat}, {Name: "atol", Kind: AttrFloat}, {Name: "equal_nan", Kind: AttrBool}}},
+	ArrayEqual:      {Name: "array_equal", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "equal_nan", Kind: AttrBool}}},
+	LogicalAnd:      {Name: "logical_and", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	LogicalOr:       {Name: "logical_or", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	LogicalXor:      {Name: "logical_xor", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	LogicalNot:      {Name: "logical_not", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	BitwiseAnd:      {Name: "bitwise_and", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	BitwiseOr:       {Name: "bitwise_or", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	BitwiseXor:      {Name: "bitwise_xor", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	BitwiseInvert:   {Name: "bitwise_invert", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	LeftShift:       {Name: "left_shift", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	RightShift:      {Name: "right_shift", Arity: 2, Outputs: 1, OutputsFrom: -1},
 	Negative:        {Name: "negative", Arity: 1, Outputs: 1, OutputsFrom: -1},
 	Exp:             {Name: "exp", Arity: 1, Outputs: 1, OutputsFrom: -1},
 	Log:             {Name: "log", Arity: 1, Outputs: 1, OutputsFrom: -1},
@@ -103,6 +192,43 @@ var opTable = [opCount]OpInfo{
 	Sqrt:            {Name: "sqrt", Arity: 1, Outputs: 1, OutputsFrom: -1},
 	Abs:             {Name: "abs", Arity: 1, Outputs: 1, OutputsFrom: -1},
 	Sigmoid:         {Name: "sigmoid", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Square:          {Name: "square", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Rsqrt:           {Name: "rsqrt", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Reciprocal:      {Name: "reciprocal", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sign:            {Name: "sign", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Floor:           {Name: "floor", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Ceil:            {Name: "ceil", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Trunc:           {Name: "trunc", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Round:           {Name: "round", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "decimals", Kind: AttrInt}}},
+	Expm1:           {Name: "expm1", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Log1p:           {Name: "log1p", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Log2:            {Name: "log2", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Log10:           {Name: "log10", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sin:             {Name: "sin", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Cos:             {Name: "cos", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Tan:             {Name: "tan", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arcsin:          {Name: "arcsin", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arccos:          {Name: "arccos", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arctan:          {Name: "arctan", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sinh:            {Name: "sinh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Cosh:            {Name: "cosh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arcsinh:         {Name: "arcsinh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arccosh:         {Name: "arccosh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arctanh:         {Name: "arctanh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Degrees:         {Name: "degrees", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Radians:         {Name: "radians", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Erf:             {Name: "erf", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Erfinv:          {Name: "erfinv", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Isnan:           {Name: "isnan", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Isinf:           {Name: "isinf", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Isfinite:        {Name: "isfinite", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Isposinf:        {Name: "isposinf", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Isneginf:        {Name: "isneginf", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	NanToNum:        {Name: "nan_to_num", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "nan", Kind: AttrFloat}, {Name: "posinf", Kind: AttrFloat}, {Name: "neginf", Kind: AttrFloat}, {Name: "limits", Kind: AttrBool}}},
+	Conjugate:       {Name: "conjugate", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Real:            {Name: "real", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Imag:            {Name: "imag", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	StopGradient:    {Name: "stop_gradient", Arity: 1, Outputs: 1, OutputsFrom: -1},
 	Sum:             {Name: "sum", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
 	Max:             {Name: "max", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
 	Min:             {Name: "min", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},

@@ -12,6 +12,32 @@ std::vector<mx::array> op_divide(const OpArgs&);
 std::vector<mx::array> op_power(const OpArgs&);
 std::vector<mx::array> op_maximum(const OpArgs&);
 std::vector<mx::array> op_minimum(const OpArgs&);
+std::vector<mx::array> op_floor_divide(const OpArgs&);
+std::vector<mx::array> op_remainder(const OpArgs&);
+std::vector<mx::array> op_divmod(const OpArgs&);
+std::vector<mx::array> op_logaddexp(const OpArgs&);
+std::vector<mx::array> op_arctan2(const OpArgs&);
+std::vector<mx::array> op_equal(const OpArgs&);
+std::vector<mx::array> op_not_equal(const OpArgs&);
+std::vector<mx::array> op_less(const OpArgs&);
+std::vector<mx::array> op_less_equal(const OpArgs&);
+std::vector<mx::array> op_greater(const OpArgs&);
+std::vector<mx::array> op_greater_equal(const OpArgs&);
+std::vector<mx::array> op_where(const OpArgs&);
+std::vector<mx::array> op_clip(const OpArgs&);
+std::vector<mx::array> op_is_close(const OpArgs&);
+std::vector<mx::array> op_all_close(const OpArgs&);
+std::vector<mx::array> op_array_equal(const OpArgs&);
+std::vector<mx::array> op_logical_and(const OpArgs&);
+std::vector<mx::array> op_logical_or(const OpArgs&);
+std::vector<mx::array> op_logical_xor(const OpArgs&);
+std::vector<mx::array> op_logical_not(const OpArgs&);
+std::vector<mx::array> op_bitwise_and(const OpArgs&);
+std::vector<mx::array> op_bitwise_or(const OpArgs&);
+std::vector<mx::array> op_bitwise_xor(const OpArgs&);
+std::vector<mx::array> op_bitwise_invert(const OpArgs&);
+std::vector<mx::array> op_left_shift(const OpArgs&);
+std::vector<mx::array> op_right_shift(const OpArgs&);
 std::vector<mx::array> op_negative(const OpArgs&);
 std::vector<mx::array> op_exp(const OpArgs&);
 std::vector<mx::array> op_log(const OpArgs&);
@@ -19,6 +45,43 @@ std::vector<mx::array> op_tanh(const OpArgs&);
 std::vector<mx::array> op_sqrt(const OpArgs&);
 std::vector<mx::array> op_abs(const OpArgs&);
 std::vector<mx::array> op_sigmoid(const OpArgs&);
+std::vector<mx::array> op_square(const OpArgs&);
+std::vector<mx::array> op_rsqrt(const OpArgs&);
+std::vector<mx::array> op_reciprocal(const OpArgs&);
+std::vector<mx::array> op_sign(const OpArgs&);
+std::vector<mx::array> op_floor(const OpArgs&);
+std::vector<mx::array> op_ceil(const OpArgs&);
+std::vector<mx::array> op_trunc(const OpArgs&);
+std::vector<mx::array> op_round(const OpArgs&);
+std::vector<mx::array> op_expm1(const OpArgs&);
+std::vector<mx::array> op_log1p(const OpArgs&);
+std::vector<mx::array> op_log2(const OpArgs&);
+std::vector<mx::array> op_log10(const OpArgs&);
+std::vector<mx::array> op_sin(const OpArgs&);
+std::vector<mx::array> op_cos(const OpArgs&);
+std::vector<mx::array> op_tan(const OpArgs&);
+std::vector<mx::array> op_arcsin(const OpArgs&);
+std::vector<mx::array> op_arccos(const OpArgs&);
+std::vector<mx::array> op_arctan(const OpArgs&);
+std::vector<mx::array> op_sinh(const OpArgs&);
+std::vector<mx::array> op_cosh(const OpArgs&);
+std::vector<mx::array> op_arcsinh(const OpArgs&);
+std::vector<mx::array> op_arccosh(const OpArgs&);
+std::vector<mx::array> op_arctanh(const OpArgs&);
+std::vector<mx::array> op_degrees(const OpArgs&);
+std::vector<mx::array> op_radians(const OpArgs&);
+std::vector<mx::array> op_erf(const OpArgs&);
+std::vector<mx::array> op_erfinv(const OpArgs&);
+std::vector<mx::array> op_isnan(const OpArgs&);
+std::vector<mx::array> op_isinf(const OpArgs&);
+std::vector<mx::array> op_isfinite(const OpArgs&);
+std::vector<mx::array> op_isposinf(const OpArgs&);
+std::vector<mx::array> op_isneginf(const OpArgs&);
+std::vector<mx::array> op_nan_to_num(const OpArgs&);
+std::vector<mx::array> op_conjugate(const OpArgs&);
+std::vector<mx::array> op_real(const OpArgs&);
+std::vector<mx::array> op_imag(const OpArgs&);
+std::vector<mx::array> op_stop_gradient(const OpArgs&);
 std::vector<mx::array> op_sum(const OpArgs&);
 std::vector<mx::array> op_max(const OpArgs&);
 std::vector<mx::array> op_min(const OpArgs&);
@@ -89,6 +152,11 @@ std::vector<mx::array> op_ones_like(const OpArgs&);
 }  // namespace gen
 
 namespace {
+const AttrSchema attrs_is_close[] = {{"rtol", kAttrFloat, 0}, {"atol", kAttrFloat, 0}, {"equal_nan", kAttrBool, 0}, };
+const AttrSchema attrs_all_close[] = {{"rtol", kAttrFloat, 0}, {"atol", kAttrFloat, 0}, {"equal_nan", kAttrBool, 0}, };
+const AttrSchema attrs_array_equal[] = {{"equal_nan", kAttrBool, 0}, };
+const AttrSchema attrs_round[] = {{"decimals", kAttrInt, 0}, };
+const AttrSchema attrs_nan_to_num[] = {{"nan", kAttrFloat, 0}, {"posinf", kAttrFloat, 0}, {"neginf", kAttrFloat, 0}, {"limits", kAttrBool, 0}, };
 const AttrSchema attrs_sum[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
 const AttrSchema attrs_max[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
 const AttrSchema attrs_min[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
@@ -158,6 +226,32 @@ const OpRow kOpRows[] = {
     {"power", 2, 1, -1, nullptr, 0, gen::op_power},
     {"maximum", 2, 1, -1, nullptr, 0, gen::op_maximum},
     {"minimum", 2, 1, -1, nullptr, 0, gen::op_minimum},
+    {"floor_divide", 2, 1, -1, nullptr, 0, gen::op_floor_divide},
+    {"remainder", 2, 1, -1, nullptr, 0, gen::op_remainder},
+    {"divmod", 2, 2, -1, nullptr, 0, gen::op_divmod},
+    {"logaddexp", 2, 1, -1, nullptr, 0, gen::op_logaddexp},
+    {"arctan2", 2, 1, -1, nullptr, 0, gen::op_arctan2},
+    {"equal", 2, 1, -1, nullptr, 0, gen::op_equal},
+    {"not_equal", 2, 1, -1, nullptr, 0, gen::op_not_equal},
+    {"less", 2, 1, -1, nullptr, 0, gen::op_less},
+    {"less_equal", 2, 1, -1, nullptr, 0, gen::op_less_equal},
+    {"greater", 2, 1, -1, nullptr, 0, gen::op_greater},
+    {"greater_equal", 2, 1, -1, nullptr, 0, gen::op_greater_equal},
+    {"where", 3, 1, -1, nullptr, 0, gen::op_where},
+    {"clip", 3, 1, -1, nullptr, 0, gen::op_clip},
+    {"is_close", 2, 1, -1, attrs_is_close, 3, gen::op_is_close},
+    {"all_close", 2, 1, -1, attrs_all_close, 3, gen::op_all_close},
+    {"array_equal", 2, 1, -1, attrs_array_equal, 1, gen::op_array_equal},
+    {"logical_and", 2, 1, -1, nullptr, 0, gen::op_logical_and},
+    {"logical_or", 2, 1, -1, nullptr, 0, gen::op_logical_or},
+    {"logical_xor", 2, 1, -1, nullptr, 0, gen::op_logical_xor},
+    {"logical_not", 1, 1, -1, nullptr, 0, gen::op_logical_not},
+    {"bitwise_and", 2, 1, -1, nullptr, 0, gen::op_bitwise_and},
+    {"bitwise_or", 2, 1, -1, nullptr, 0, gen::op_bitwise_or},
+    {"bitwise_xor", 2, 1, -1, nullptr, 0, gen::op_bitwise_xor},
+    {"bitwise_invert", 1, 1, -1, nullptr, 0, gen::op_bitwise_invert},
+    {"left_shift", 2, 1, -1, nullptr, 0, gen::op_left_shift},
+    {"right_shift", 2, 1, -1, nullptr, 0, gen::op_right_shift},
     {"negative", 1, 1, -1, nullptr, 0, gen::op_negative},
     {"exp", 1, 1, -1, nullptr, 0, gen::op_exp},
     {"log", 1, 1, -1, nullptr, 0, gen::op_log},
@@ -165,6 +259,43 @@ const OpRow kOpRows[] = {
     {"sqrt", 1, 1, -1, nullptr, 0, gen::op_sqrt},
     {"abs", 1, 1, -1, nullptr, 0, gen::op_abs},
     {"sigmoid", 1, 1, -1, nullptr, 0, gen::op_sigmoid},
+    {"square", 1, 1, -1, nullptr, 0, gen::op_square},
+    {"rsqrt", 1, 1, -1, nullptr, 0, gen::op_rsqrt},
+    {"reciprocal", 1, 1, -1, nullptr, 0, gen::op_reciprocal},
+    {"sign", 1, 1, -1, nullptr, 0, gen::op_sign},
+    {"floor", 1, 1, -1, nullptr, 0, gen::op_floor},
+    {"ceil", 1, 1, -1, nullptr, 0, gen::op_ceil},
+    {"trunc", 1, 1, -1, nullptr, 0, gen::op_trunc},
+    {"round", 1, 1, -1, attrs_round, 1, gen::op_round},
+    {"expm1", 1, 1, -1, nullptr, 0, gen::op_expm1},
+    {"log1p", 1, 1, -1, nullptr, 0, gen::op_log1p},
+    {"log2", 1, 1, -1, nullptr, 0, gen::op_log2},
+    {"log10", 1, 1, -1, nullptr, 0, gen::op_log10},
+    {"sin", 1, 1, -1, nullptr, 0, gen::op_sin},
+    {"cos", 1, 1, -1, nullptr, 0, gen::op_cos},
+    {"tan", 1, 1, -1, nullptr, 0, gen::op_tan},
+    {"arcsin", 1, 1, -1, nullptr, 0, gen::op_arcsin},
+    {"arccos", 1, 1, -1, nullptr, 0, gen::op_arccos},
+    {"arctan", 1, 1, -1, nullptr, 0, gen::op_arctan},
+    {"sinh", 1, 1, -1, nullptr, 0, gen::op_sinh},
+    {"cosh", 1, 1, -1, nullptr, 0, gen::op_cosh},
+    {"arcsinh", 1, 1, -1, nullptr, 0, gen::op_arcsinh},
+    {"arccosh", 1, 1, -1, nullptr, 0, gen::op_arccosh},
+    {"arctanh", 1, 1, -1, nullptr, 0, gen::op_arctanh},
+    {"degrees", 1, 1, -1, nullptr, 0, gen::op_degrees},
+    {"radians", 1, 1, -1, nullptr, 0, gen::op_radians},
+    {"erf", 1, 1, -1, nullptr, 0, gen::op_erf},
+    {"erfinv", 1, 1, -1, nullptr, 0, gen::op_erfinv},
+    {"isnan", 1, 1, -1, nullptr, 0, gen::op_isnan},
+    {"isinf", 1, 1, -1, nullptr, 0, gen::op_isinf},
+    {"isfinite", 1, 1, -1, nullptr, 0, gen::op_isfinite},
+    {"isposinf", 1, 1, -1, nullptr, 0, gen::op_isposinf},
+    {"isneginf", 1, 1, -1, nullptr, 0, gen::op_isneginf},
+    {"nan_to_num", 1, 1, -1, attrs_nan_to_num, 4, gen::op_nan_to_num},
+    {"conjugate", 1, 1, -1, nullptr, 0, gen::op_conjugate},
+    {"real", 1, 1, -1, nullptr, 0, gen::op_real},
+    {"imag", 1, 1, -1, nullptr, 0, gen::op_imag},
+    {"stop_gradient", 1, 1, -1, nullptr, 0, gen::op_stop_gradient},
     {"sum", 1, 1, -1, attrs_sum, 2, gen::op_sum},
     {"max", 1, 1, -1, attrs_max, 2, gen::op_max},
     {"min", 1, 1, -1, attrs_min, 2, gen::op_min},

@@ -12,6 +12,32 @@ enum emily_opcode {
   EMILY_OP_POWER, /* Pow */
   EMILY_OP_MAXIMUM, /* Maximum */
   EMILY_OP_MINIMUM, /* Minimum */
+  EMILY_OP_FLOOR_DIVIDE, /* FloorDivide */
+  EMILY_OP_REMAINDER, /* Remainder */
+  EMILY_OP_DIVMOD, /* DivMod */
+  EMILY_OP_LOGADDEXP, /* LogAddExp */
+  EMILY_OP_ARCTAN2, /* Arctan2 */
+  EMILY_OP_EQUAL, /* Equal */
+  EMILY_OP_NOT_EQUAL, /* NotEqual */
+  EMILY_OP_LESS, /* Less */
+  EMILY_OP_LESS_EQUAL, /* LessEqual */
+  EMILY_OP_GREATER, /* Greater */
+  EMILY_OP_GREATER_EQUAL, /* GreaterEqual */
+  EMILY_OP_WHERE, /* Where */
+  EMILY_OP_CLIP, /* Clip */
+  EMILY_OP_IS_CLOSE, /* IsClose */
+  EMILY_OP_ALL_CLOSE, /* AllClose */
+  EMILY_OP_ARRAY_EQUAL, /* ArrayEqual */
+  EMILY_OP_LOGICAL_AND, /* LogicalAnd */
+  EMILY_OP_LOGICAL_OR, /* LogicalOr */
+  EMILY_OP_LOGICAL_XOR, /* LogicalXor */
+  EMILY_OP_LOGICAL_NOT, /* LogicalNot */
+  EMILY_OP_BITWISE_AND, /* BitwiseAnd */
+  EMILY_OP_BITWISE_OR, /* BitwiseOr */
+  EMILY_OP_BITWISE_XOR, /* BitwiseXor */
+  EMILY_OP_BITWISE_INVERT, /* BitwiseInvert */
+  EMILY_OP_LEFT_SHIFT, /* LeftShift */
+  EMILY_OP_RIGHT_SHIFT, /* RightShift */
   EMILY_OP_NEGATIVE, /* Neg */
   EMILY_OP_EXP, /* Exp */
   EMILY_OP_LOG, /* Log */
@@ -19,6 +45,43 @@ enum emily_opcode {
   EMILY_OP_SQRT, /* Sqrt */
   EMILY_OP_ABS, /* Abs */
   EMILY_OP_SIGMOID, /* Sigmoid */
+  EMILY_OP_SQUARE, /* Square */
+  EMILY_OP_RSQRT, /* Rsqrt */
+  EMILY_OP_RECIPROCAL, /* Reciprocal */
+  EMILY_OP_SIGN, /* Sign */
+  EMILY_OP_FLOOR, /* Floor */
+  EMILY_OP_CEIL, /* Ceil */
+  EMILY_OP_TRUNC, /* Trunc */
+  EMILY_OP_ROUND, /* Round */
+  EMILY_OP_EXPM1, /* Expm1 */
+  EMILY_OP_LOG1P, /* Log1p */
+  EMILY_OP_LOG2, /* Log2 */
+  EMILY_OP_LOG10, /* Log10 */
+  EMILY_OP_SIN, /* Sin */
+  EMILY_OP_COS, /* Cos */
+  EMILY_OP_TAN, /* Tan */
+  EMILY_OP_ARCSIN, /* Arcsin */
+  EMILY_OP_ARCCOS, /* Arccos */
+  EMILY_OP_ARCTAN, /* Arctan */
+  EMILY_OP_SINH, /* Sinh */
+  EMILY_OP_COSH, /* Cosh */
+  EMILY_OP_ARCSINH, /* Arcsinh */
+  EMILY_OP_ARCCOSH, /* Arccosh */
+  EMILY_OP_ARCTANH, /* Arctanh */
+  EMILY_OP_DEGREES, /* Degrees */
+  EMILY_OP_RADIANS, /* Radians */
+  EMILY_OP_ERF, /* Erf */
+  EMILY_OP_ERFINV, /* ErfInv */
+  EMILY_OP_ISNAN, /* IsNaN */
+  EMILY_OP_ISINF, /* IsInf */
+  EMILY_OP_ISFINITE, /* IsFinite */
+  EMILY_OP_ISPOSINF, /* IsPosInf */
+  EMILY_OP_ISNEGINF, /* IsNegInf */
+  EMILY_OP_NAN_TO_NUM, /* NanToNum */
+  EMILY_OP_CONJUGATE, /* Conj */
+  EMILY_OP_REAL, /* Real */
+  EMILY_OP_IMAG, /* Imag */
+  EMILY_OP_STOP_GRADIENT, /* StopGradient */
   EMILY_OP_SUM, /* Sum */
   EMILY_OP_MAX, /* Max */
   EMILY_OP_MIN, /* Min */

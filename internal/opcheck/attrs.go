@@ -52,6 +52,9 @@ var manual = map[string]caller{
 	"Arange": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.ArangeOf(dtypeAttr(at, "dtype"), floatAttr(at, "start"), floatAttr(at, "stop"), floatAttr(at, "step"))}
 	},
+	"Where": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Where(in[0], in[1], in[2])}
+	},
 }
 
 func intAttr(at map[string]any, name string) int {

@@ -27,6 +27,90 @@ var generated = map[string]caller{
 	"Minimum": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Minimum(in[0], in[1])}
 	},
+	"FloorDivide": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.FloorDivide(in[0], in[1])}
+	},
+	"Remainder": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Remainder(in[0], in[1])}
+	},
+	"DivMod": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return func() []*emily.Tensor { r0, r1 := emily.DivMod(in[0], in[1]); return []*emily.Tensor{r0, r1} }()
+	},
+	"LogAddExp": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogAddExp(in[0], in[1])}
+	},
+	"Arctan2": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arctan2(in[0], in[1])}
+	},
+	"Equal": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Equal(in[0], in[1])}
+	},
+	"NotEqual": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.NotEqual(in[0], in[1])}
+	},
+	"Less": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Less(in[0], in[1])}
+	},
+	"LessEqual": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LessEqual(in[0], in[1])}
+	},
+	"Greater": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Greater(in[0], in[1])}
+	},
+	"GreaterEqual": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.GreaterEqual(in[0], in[1])}
+	},
+	"Clip": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Clip(in[0], in[1], in[2])}
+	},
+	"IsClose": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsClose(in[0], in[1])}
+	},
+	"IsCloseTol": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsCloseTol(in[0], in[1], floatAttr(at, "rtol"), floatAttr(at, "atol"), boolAttr(at, "equal_nan"))}
+	},
+	"AllClose": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.AllClose(in[0], in[1])}
+	},
+	"AllCloseTol": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.AllCloseTol(in[0], in[1], floatAttr(at, "rtol"), floatAttr(at, "atol"), boolAttr(at, "equal_nan"))}
+	},
+	"ArrayEqual": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ArrayEqual(in[0], in[1])}
+	},
+	"ArrayEqualNaN": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ArrayEqualNaN(in[0], in[1])}
+	},
+	"LogicalAnd": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogicalAnd(in[0], in[1])}
+	},
+	"LogicalOr": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogicalOr(in[0], in[1])}
+	},
+	"LogicalXor": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogicalXor(in[0], in[1])}
+	},
+	"LogicalNot": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogicalNot(in[0])}
+	},
+	"BitwiseAnd": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.BitwiseAnd(in[0], in[1])}
+	},
+	"BitwiseOr": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.BitwiseOr(in[0], in[1])}
+	},
+	"BitwiseXor": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.BitwiseXor(in[0], in[1])}
+	},
+	"BitwiseInvert": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.BitwiseInvert(in[0])}
+	},
+	"LeftShift": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LeftShift(in[0], in[1])}
+	},
+	"RightShift": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RightShift(in[0], in[1])}
+	},
 	"Neg":  func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Neg(in[0])} },
 	"Exp":  func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Exp(in[0])} },
 	"Log":  func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Log(in[0])} },
@@ -35,6 +119,99 @@ var generated = map[string]caller{
 	"Abs":  func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Abs(in[0])} },
 	"Sigmoid": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Sigmoid(in[0])}
+	},
+	"Square": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Square(in[0])}
+	},
+	"Rsqrt": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Rsqrt(in[0])}
+	},
+	"Reciprocal": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Reciprocal(in[0])}
+	},
+	"Sign": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Sign(in[0])} },
+	"Floor": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Floor(in[0])}
+	},
+	"Ceil": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Ceil(in[0])} },
+	"Trunc": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Trunc(in[0])}
+	},
+	"Round": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Round(in[0])}
+	},
+	"RoundTo": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RoundTo(in[0], intAttr(at, "decimals"))}
+	},
+	"Expm1": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Expm1(in[0])}
+	},
+	"Log1p": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Log1p(in[0])}
+	},
+	"Log2": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Log2(in[0])} },
+	"Log10": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Log10(in[0])}
+	},
+	"Sin": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Sin(in[0])} },
+	"Cos": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Cos(in[0])} },
+	"Tan": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Tan(in[0])} },
+	"Arcsin": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arcsin(in[0])}
+	},
+	"Arccos": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arccos(in[0])}
+	},
+	"Arctan": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arctan(in[0])}
+	},
+	"Sinh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Sinh(in[0])} },
+	"Cosh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Cosh(in[0])} },
+	"Arcsinh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arcsinh(in[0])}
+	},
+	"Arccosh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arccosh(in[0])}
+	},
+	"Arctanh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arctanh(in[0])}
+	},
+	"Degrees": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Degrees(in[0])}
+	},
+	"Radians": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Radians(in[0])}
+	},
+	"Erf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Erf(in[0])} },
+	"ErfInv": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ErfInv(in[0])}
+	},
+	"IsNaN": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsNaN(in[0])}
+	},
+	"IsInf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsInf(in[0])}
+	},
+	"IsFinite": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsFinite(in[0])}
+	},
+	"IsPosInf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsPosInf(in[0])}
+	},
+	"IsNegInf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsNegInf(in[0])}
+	},
+	"NanToNum": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.NanToNum(in[0])}
+	},
+	"NanToNumWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.NanToNumWith(in[0], floatAttr(at, "nan"), floatAttr(at, "posinf"), floatAttr(at, "neginf"))}
+	},
+	"Conj": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Conj(in[0])} },
+	"Real": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Real(in[0])} },
+	"Imag": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Imag(in[0])} },
+	"StopGradient": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.StopGradient(in[0])}
 	},
 	"Sum": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Sum(in[0], intsAttr(at, "axes")...)}
