@@ -4,70 +4,212 @@ package ir
 
 // The opcodes, in the spec's order.
 const (
-	Add         Op = iota // Add
-	Subtract              // Sub
-	Multiply              // Mul
-	Divide                // Div
-	Power                 // Pow
-	Maximum               // Maximum
-	Minimum               // Minimum
-	Negative              // Neg
-	Exp                   // Exp
-	Log                   // Log
-	Tanh                  // Tanh
-	Sqrt                  // Sqrt
-	Abs                   // Abs
-	Sigmoid               // Sigmoid
-	Sum                   // Sum
-	Max                   // Max
-	Min                   // Min
-	Mean                  // Mean
-	Matmul                // Matmul
-	Reshape               // Reshape
-	Transpose             // Transpose
-	BroadcastTo           // BroadcastTo
-	Astype                // Astype
-	Full                  // Full
-	Zeros                 // Zeros
-	Ones                  // Ones
-	Arange                // Arange
-	Linspace              // Linspace
-	Eye                   // Eye
-	ZerosLike             // ZerosLike
-	OnesLike              // OnesLike
+	Add                             Op = iota // Add
+	Subtract                                  // Sub
+	Multiply                                  // Mul
+	Divide                                    // Div
+	Power                                     // Pow
+	Maximum                                   // Maximum
+	Minimum                                   // Minimum
+	Negative                                  // Neg
+	Exp                                       // Exp
+	Log                                       // Log
+	Tanh                                      // Tanh
+	Sqrt                                      // Sqrt
+	Abs                                       // Abs
+	Sigmoid                                   // Sigmoid
+	Sum                                       // Sum
+	Max                                       // Max
+	Min                                       // Min
+	Mean                                      // Mean
+	Matmul                                    // Matmul
+	Dot                                       // Dot
+	Outer                                     // Outer
+	Inner                                     // Inner
+	Tensordot                                 // Tensordot
+	TensordotAxes                             // TensordotAxes
+	Einsum                                    // Einsum
+	Norm                                      // Norm
+	Inv                                       // Inv
+	Solve                                     // Solve
+	Cholesky                                  // Cholesky
+	Qr                                        // QR
+	Svd                                       // SVD
+	Svdvals                                   // SingularValues
+	Eigh                                      // Eigh
+	Eigvalsh                                  // Eigvalsh
+	Pinv                                      // Pinv
+	TriInv                                    // TriInv
+	Det                                       // Det
+	Slogdet                                   // Slogdet
+	Cross                                     // Cross
+	Tril                                      // Tril
+	Triu                                      // Triu
+	Diagonal                                  // Diagonal
+	Trace                                     // Trace
+	Softmax                                   // Softmax
+	LogSoftmax                                // LogSoftmax
+	LayerNorm                                 // LayerNorm
+	RmsNorm                                   // RMSNorm
+	Rope                                      // RoPE
+	ScaledDotProductAttention                 // ScaledDotProductAttention
+	ScaledDotProductAttentionMasked           // ScaledDotProductAttentionMasked
+	Conv1d                                    // Conv1d
+	Conv2d                                    // Conv2d
+	Conv3d                                    // Conv3d
+	ConvTranspose1d                           // ConvTranspose1d
+	ConvTranspose2d                           // ConvTranspose2d
+	ConvTranspose3d                           // ConvTranspose3d
+	MaxPool1d                                 // MaxPool1d
+	AvgPool1d                                 // AvgPool1d
+	MaxPool2d                                 // MaxPool2d
+	AvgPool2d                                 // AvgPool2d
+	Relu                                      // Relu
+	LeakyRelu                                 // LeakyRelu
+	Elu                                       // Elu
+	Gelu                                      // Gelu
+	GeluTanh                                  // GeluTanh
+	Silu                                      // Silu
+	Softplus                                  // Softplus
+	LogSigmoid                                // LogSigmoid
+	Fft                                       // FFT
+	Fftn                                      // FFTN
+	Ifft                                      // IFFT
+	Ifftn                                     // IFFTN
+	Rfft                                      // RFFT
+	Rfftn                                     // RFFTN
+	Irfft                                     // IRFFT
+	Irfftn                                    // IRFFTN
+	Fftshift                                  // FFTShift
+	Ifftshift                                 // IFFTShift
+	Reshape                                   // Reshape
+	Transpose                                 // Transpose
+	BroadcastTo                               // BroadcastTo
+	Key                                       // Key
+	KeySplit                                  // KeySplit
+	Uniform                                   // Uniform
+	Normal                                    // Normal
+	Randint                                   // Randint
+	Bernoulli                                 // Bernoulli
+	Categorical                               // Categorical
+	Permutation                               // Permutation
+	Shuffle                                   // Shuffle
+	TruncatedNormal                           // TruncatedNormal
+	Gumbel                                    // Gumbel
+	Laplace                                   // Laplace
+	Astype                                    // Astype
+	Full                                      // Full
+	Zeros                                     // Zeros
+	Ones                                      // Ones
+	Arange                                    // Arange
+	Linspace                                  // Linspace
+	Eye                                       // Eye
+	ZerosLike                                 // ZerosLike
+	OnesLike                                  // OnesLike
 	opCount
 )
 
 var opTable = [opCount]OpInfo{
-	Add:         {Name: "add", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Subtract:    {Name: "subtract", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Multiply:    {Name: "multiply", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Divide:      {Name: "divide", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Power:       {Name: "power", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Maximum:     {Name: "maximum", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Minimum:     {Name: "minimum", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Negative:    {Name: "negative", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Exp:         {Name: "exp", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Log:         {Name: "log", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Tanh:        {Name: "tanh", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Sqrt:        {Name: "sqrt", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Abs:         {Name: "abs", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Sigmoid:     {Name: "sigmoid", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Sum:         {Name: "sum", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Max:         {Name: "max", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Min:         {Name: "min", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Mean:        {Name: "mean", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Matmul:      {Name: "matmul", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Reshape:     {Name: "reshape", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrShape}}},
-	Transpose:   {Name: "transpose", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
-	BroadcastTo: {Name: "broadcast_to", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrShape}}},
-	Astype:      {Name: "astype", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}}},
-	Full:        {Name: "full", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "value", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
-	Zeros:       {Name: "zeros", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
-	Ones:        {Name: "ones", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
-	Arange:      {Name: "arange", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrFloat}, {Name: "stop", Kind: AttrFloat}, {Name: "step", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}}},
-	Linspace:    {Name: "linspace", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrFloat}, {Name: "stop", Kind: AttrFloat}, {Name: "num", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}}},
-	Eye:         {Name: "eye", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "m", Kind: AttrInt}, {Name: "k", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}}},
-	ZerosLike:   {Name: "zeros_like", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	OnesLike:    {Name: "ones_like", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Add:                             {Name: "add", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Subtract:                        {Name: "subtract", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Multiply:                        {Name: "multiply", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Divide:                          {Name: "divide", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Power:                           {Name: "power", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Maximum:                         {Name: "maximum", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Minimum:                         {Name: "minimum", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Negative:                        {Name: "negative", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Exp:                             {Name: "exp", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Log:                             {Name: "log", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Tanh:                            {Name: "tanh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sqrt:                            {Name: "sqrt", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Abs:                             {Name: "abs", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sigmoid:                         {Name: "sigmoid", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sum:                             {Name: "sum", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Max:                             {Name: "max", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Min:                             {Name: "min", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Mean:                            {Name: "mean", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Matmul:                          {Name: "matmul", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Dot:                             {Name: "dot", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Outer:                           {Name: "outer", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Inner:                           {Name: "inner", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Tensordot:                       {Name: "tensordot", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}}},
+	TensordotAxes:                   {Name: "tensordot_axes", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes_a", Kind: AttrInts}, {Name: "axes_b", Kind: AttrInts}}},
+	Einsum:                          {Name: "einsum", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "subscripts", Kind: AttrString}}},
+	Norm:                            {Name: "norm", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "ord", Kind: AttrFloat}, {Name: "use_ord", Kind: AttrBool}, {Name: "keepdims", Kind: AttrBool}, {Name: "axes", Kind: AttrInts}}},
+	Inv:                             {Name: "inv", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Solve:                           {Name: "solve", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Cholesky:                        {Name: "cholesky", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "upper", Kind: AttrBool}}},
+	Qr:                              {Name: "qr", Arity: 1, Outputs: 2, OutputsFrom: -1},
+	Svd:                             {Name: "svd", Arity: 1, Outputs: 3, OutputsFrom: -1},
+	Svdvals:                         {Name: "svdvals", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Eigh:                            {Name: "eigh", Arity: 1, Outputs: 2, OutputsFrom: -1},
+	Eigvalsh:                        {Name: "eigvalsh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Pinv:                            {Name: "pinv", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	TriInv:                          {Name: "tri_inv", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "upper", Kind: AttrBool}}},
+	Det:                             {Name: "det", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Slogdet:                         {Name: "slogdet", Arity: 1, Outputs: 2, OutputsFrom: -1},
+	Cross:                           {Name: "cross", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Tril:                            {Name: "tril", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "k", Kind: AttrInt}}},
+	Triu:                            {Name: "triu", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "k", Kind: AttrInt}}},
+	Diagonal:                        {Name: "diagonal", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "offset", Kind: AttrInt}, {Name: "axis1", Kind: AttrInt}, {Name: "axis2", Kind: AttrInt}}},
+	Trace:                           {Name: "trace", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "offset", Kind: AttrInt}, {Name: "axis1", Kind: AttrInt}, {Name: "axis2", Kind: AttrInt}}},
+	Softmax:                         {Name: "softmax", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	LogSoftmax:                      {Name: "log_softmax", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	LayerNorm:                       {Name: "layer_norm", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "has_weight", Kind: AttrBool}, {Name: "has_bias", Kind: AttrBool}, {Name: "eps", Kind: AttrFloat}}},
+	RmsNorm:                         {Name: "rms_norm", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "has_weight", Kind: AttrBool}, {Name: "eps", Kind: AttrFloat}}},
+	Rope:                            {Name: "rope", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrInt}, {Name: "traditional", Kind: AttrBool}, {Name: "base", Kind: AttrFloat}, {Name: "scale", Kind: AttrFloat}, {Name: "offset", Kind: AttrInt}}},
+	ScaledDotProductAttention:       {Name: "scaled_dot_product_attention", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "scale", Kind: AttrFloat}, {Name: "causal", Kind: AttrBool}}},
+	ScaledDotProductAttentionMasked: {Name: "scaled_dot_product_attention_masked", Arity: 4, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "scale", Kind: AttrFloat}}},
+	Conv1d:                          {Name: "conv1d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInt}, {Name: "padding", Kind: AttrInt}, {Name: "dilation", Kind: AttrInt}, {Name: "groups", Kind: AttrInt}}},
+	Conv2d:                          {Name: "conv2d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}, {Name: "dilation", Kind: AttrInts}, {Name: "groups", Kind: AttrInt}}},
+	Conv3d:                          {Name: "conv3d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}, {Name: "dilation", Kind: AttrInts}, {Name: "groups", Kind: AttrInt}}},
+	ConvTranspose1d:                 {Name: "conv_transpose1d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}, {Name: "dilation", Kind: AttrInts}, {Name: "output_padding", Kind: AttrInts}, {Name: "groups", Kind: AttrInt}}},
+	ConvTranspose2d:                 {Name: "conv_transpose2d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}, {Name: "dilation", Kind: AttrInts}, {Name: "output_padding", Kind: AttrInts}, {Name: "groups", Kind: AttrInt}}},
+	ConvTranspose3d:                 {Name: "conv_transpose3d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}, {Name: "dilation", Kind: AttrInts}, {Name: "output_padding", Kind: AttrInts}, {Name: "groups", Kind: AttrInt}}},
+	MaxPool1d:                       {Name: "max_pool1d", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kernel", Kind: AttrInt}, {Name: "stride", Kind: AttrInt}, {Name: "padding", Kind: AttrInt}}},
+	AvgPool1d:                       {Name: "avg_pool1d", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kernel", Kind: AttrInt}, {Name: "stride", Kind: AttrInt}, {Name: "padding", Kind: AttrInt}}},
+	MaxPool2d:                       {Name: "max_pool2d", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kernel", Kind: AttrInts}, {Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}}},
+	AvgPool2d:                       {Name: "avg_pool2d", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kernel", Kind: AttrInts}, {Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}}},
+	Relu:                            {Name: "relu", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	LeakyRelu:                       {Name: "leaky_relu", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "slope", Kind: AttrFloat}}},
+	Elu:                             {Name: "elu", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "alpha", Kind: AttrFloat}}},
+	Gelu:                            {Name: "gelu", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	GeluTanh:                        {Name: "gelu_tanh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Silu:                            {Name: "silu", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Softplus:                        {Name: "softplus", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	LogSigmoid:                      {Name: "log_sigmoid", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Fft:                             {Name: "fft", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Fftn:                            {Name: "fftn", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrShape}, {Name: "axes", Kind: AttrInts}}},
+	Ifft:                            {Name: "ifft", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Ifftn:                           {Name: "ifftn", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrShape}, {Name: "axes", Kind: AttrInts}}},
+	Rfft:                            {Name: "rfft", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Rfftn:                           {Name: "rfftn", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrShape}, {Name: "axes", Kind: AttrInts}}},
+	Irfft:                           {Name: "irfft", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Irfftn:                          {Name: "irfftn", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrShape}, {Name: "axes", Kind: AttrInts}}},
+	Fftshift:                        {Name: "fftshift", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	Ifftshift:                       {Name: "ifftshift", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	Reshape:                         {Name: "reshape", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrShape}}},
+	Transpose:                       {Name: "transpose", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	BroadcastTo:                     {Name: "broadcast_to", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrShape}}},
+	Key:                             {Name: "key", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "seed", Kind: AttrInt64}}},
+	KeySplit:                        {Name: "key_split", Arity: 1, Outputs: 0, OutputsFrom: 0, Attrs: []AttrInfo{{Name: "num", Kind: AttrInt}}},
+	Uniform:                         {Name: "uniform", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "low", Kind: AttrFloat}, {Name: "high", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Normal:                          {Name: "normal", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "loc", Kind: AttrFloat}, {Name: "scale", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Randint:                         {Name: "randint", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "low", Kind: AttrInt}, {Name: "high", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Bernoulli:                       {Name: "bernoulli", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "p", Kind: AttrFloat}, {Name: "dims", Kind: AttrShape}}},
+	Categorical:                     {Name: "categorical", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "num", Kind: AttrInt}}},
+	Permutation:                     {Name: "permutation", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}}},
+	Shuffle:                         {Name: "shuffle", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	TruncatedNormal:                 {Name: "truncated_normal", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "lower", Kind: AttrFloat}, {Name: "upper", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Gumbel:                          {Name: "gumbel", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Laplace:                         {Name: "laplace", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "loc", Kind: AttrFloat}, {Name: "scale", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Astype:                          {Name: "astype", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}}},
+	Full:                            {Name: "full", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "value", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Zeros:                           {Name: "zeros", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Ones:                            {Name: "ones", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Arange:                          {Name: "arange", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrFloat}, {Name: "stop", Kind: AttrFloat}, {Name: "step", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}}},
+	Linspace:                        {Name: "linspace", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrFloat}, {Name: "stop", Kind: AttrFloat}, {Name: "num", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}}},
+	Eye:                             {Name: "eye", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "m", Kind: AttrInt}, {Name: "k", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}}},
+	ZerosLike:                       {Name: "zeros_like", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	OnesLike:                        {Name: "ones_like", Arity: 1, Outputs: 1, OutputsFrom: -1},
 }

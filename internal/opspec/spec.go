@@ -122,7 +122,12 @@ type Op struct {
 	Doc     string // completes "// Name ..." in the Go doc comment
 	Hint    string // how to fix a bad call (the family's hint when empty)
 	Domain  Domain
-	Tol     float64  // relative tolerance against NumPy for float32 (0: the default)
-	Samples []Sample // test cases (the family's defaults when empty)
-	NoNumPy string   // why there is no NumPy comparison (random ops check properties instead)
+	// OperandDTypes fixes the dtype of some operands whatever dtype the
+	// test runs (Where's cond is bool, Take's indices int32, a random
+	// key uint32); OperandDomains gives them their own input values.
+	OperandDTypes  map[string]string
+	OperandDomains map[string]Domain
+	Tol            float64  // relative tolerance against NumPy for float32 (0: the default)
+	Samples        []Sample // test cases (the family's defaults when empty)
+	NoNumPy        string   // why there is no NumPy comparison (random ops check properties instead)
 }
