@@ -10,7 +10,13 @@ PY      := $(VENV)/bin/python
 GOFILES := $(shell find . -name '*.go' -not -path './.deps/*' -not -path './.venv/*')
 CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 
-.PHONY: run test setup mlx venv build test-go test-race test-py lint bench clean kernel-install generate
+# Go's build and test caches do not see which libmlx.so .deps/mlx points at;
+# naming the backend in the cgo flags (read when each recipe runs, after
+# `mlx` re-pointed the link) keeps a switch from reusing the other
+# backend's cached builds and test results.
+export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
+
+.PHONY: run test setup mlx venv build test-go test-race test-py lint bench clean kernel-install generate check-generated
 
 run: build
 	./$(BIN)
@@ -28,7 +34,7 @@ build: mlx $(BIN)
 $(BIN): $(GOFILES) $(CXXFILES) go.mod go.sum
 	$(GO) build -o $(BIN) ./cmd/emily-repl
 
-test: setup build lint test-go test-race test-py
+test: setup build lint check-generated test-go test-race test-py
 
 lint:
 	@bad="$$(gofmt -l $(GOFILES))"; if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
@@ -45,8 +51,11 @@ test-race:
 test-py: build
 	$(PY) -m pytest -q tests/
 
-bench: build venv
-	$(GO) run ./bench
+# Emily's lanes beside MLX's Python API (same MLX version) and NumPy, in
+# one run; .venv-bench holds those (scripts/setup-bench-venv.sh).
+bench: build
+	@scripts/setup-bench-venv.sh
+	$(GO) run ./bench -python .venv-bench/bin/python
 
 kernel-install: build
 	./$(BIN) install --user
@@ -54,7 +63,15 @@ kernel-install: build
 clean:
 	rm -rf bin
 
-# Regenerates the yaegi symbol tables after the emily API changes
-# (interp/symbols' test fails while they are stale).
+# Regenerates everything generated: the op layer from internal/opspec
+# (ops_gen.go, ir/opcodes_gen.go, mlxbind/opcodes.h and gen_*.cc, OPS.md,
+# internal/opcheck/table_gen.go), then the yaegi symbol tables of the
+# emily API (interp/symbols).
 generate: mlx
+	$(GO) run ./internal/opgen
 	$(GO) generate ./interp/symbols
+
+# Fails when a generated file is stale: CI runs it on a clean clone.
+check-generated: generate
+	@stale="$$(git status --porcelain -- ops_gen.go ir/opcodes_gen.go mlxbind/ OPS.md internal/opcheck/table_gen.go interp/symbols/)"; \
+		if [ -n "$$stale" ]; then echo "generated files are stale (run make generate and commit):"; echo "$$stale"; exit 1; fi

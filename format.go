@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/emily-go/emily/mlxbind"
 )
@@ -41,20 +42,20 @@ func (t *Tensor) String() string {
 
 func formatValues(t *Tensor) string {
 	shape := t.arr.Shape()
-	vals := t.ToFloat64s()
-	cells := make([]string, len(vals))
-	dt := t.DType()
-	for i, v := range vals {
-		cells[i] = formatScalar(v, dt)
-	}
+	e := elems{t.bytes("String"), t.DType()}
 	if len(shape) == 0 {
-		return cells[0]
+		return formatElem(e, 0)
 	}
-	elide := len(vals) > previewThreshold
+	// Only the cells the preview shows are formatted: a large tensor is
+	// read once but costs no string per hidden element.
+	elide := t.Size() > previewThreshold
+	cells := make(map[int]string)
 	width := 0
 	visit(shape, elide, func(flat int) {
-		if len(cells[flat]) > width {
-			width = len(cells[flat])
+		c := formatElem(e, flat)
+		cells[flat] = c
+		if n := utf8.RuneCountInString(c); n > width {
+			width = n
 		}
 	})
 	var b strings.Builder
@@ -99,7 +100,7 @@ func shownIndices(n int, elide bool) []int {
 	return idx
 }
 
-func writeAxis(b *strings.Builder, cells []string, shape []int, axis, base, width int, elide bool) {
+func writeAxis(b *strings.Builder, cells map[int]string, shape []int, axis, base, width int, elide bool) {
 	b.WriteByte('[')
 	stride := product(shape[axis+1:])
 	last := axis == len(shape)-1
@@ -125,31 +126,73 @@ func writeAxis(b *strings.Builder, cells []string, shape []int, axis, base, widt
 	b.WriteByte(']')
 }
 
-func formatScalar(v float64, dt mlxbind.DType) string {
-	switch dt {
+// formatElem renders element i in its dtype's own terms: integers exactly
+// (int64 and uint64 included), floats with 6 significant digits and a
+// trailing "." when integral (as NumPy marks them), float16 and bfloat16
+// with the fewest digits that read back to the same value (as NumPy prints
+// float16), complex64 as Go writes a complex number, without parentheses.
+func formatElem(e elems, i int) string {
+	switch e.dt {
 	case mlxbind.Bool:
-		if v != 0 {
+		if e.b[i] != 0 {
 			return "true"
 		}
 		return "false"
-	case mlxbind.Float16, mlxbind.BFloat16, mlxbind.Float32, mlxbind.Float64, mlxbind.Complex64:
-		switch {
-		case math.IsNaN(v):
-			return "NaN"
-		case math.IsInf(v, 1):
-			return "+Inf"
-		case math.IsInf(v, -1):
-			return "-Inf"
-		}
-		bits := 32
-		if dt == mlxbind.Float64 {
-			bits = 64
-		}
-		s := strconv.FormatFloat(v, 'g', 6, bits)
-		if !strings.ContainsAny(s, ".eIN") {
-			s += "." // mark floats, as NumPy does: "1." not "1"
-		}
-		return s
+	case mlxbind.Uint64:
+		return strconv.FormatUint(e.uint64At(i), 10)
+	case mlxbind.Float16:
+		return formatHalf(le.Uint16(e.b[2*i:]), float16ToFloat32)
+	case mlxbind.BFloat16:
+		return formatHalf(le.Uint16(e.b[2*i:]), bfloat16ToFloat32)
+	case mlxbind.Float32:
+		return formatFloat(e.float64At(i), 6, 32)
+	case mlxbind.Float64:
+		return formatFloat(e.float64At(i), 6, 64)
+	case mlxbind.Complex64:
+		s := strconv.FormatComplex(e.complexAt(i), 'g', 6, 64)
+		return strings.TrimSuffix(strings.TrimPrefix(s, "("), ")")
 	}
-	return strconv.FormatInt(int64(v), 10)
+	return strconv.FormatInt(e.int64At(i), 10)
+}
+
+func formatFloat(v float64, digits, bits int) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	s := strconv.FormatFloat(v, 'g', digits, bits)
+	if !strings.ContainsAny(s, ".eIN") {
+		s += "." // mark floats, as NumPy does: "1." not "1"
+	}
+	return s
+}
+
+// formatHalf prints a 16-bit float (widen converts its bits exactly) with
+// the fewest significant digits whose decimal value is nearer to it than to
+// either neighbour, so it reads back to the same bits. Every 16-bit float
+// and the midpoints between neighbours are exact in float64.
+func formatHalf(h uint16, widen func(uint16) float32) string {
+	v := float64(widen(h))
+	mag := h &^ 0x8000
+	if math.IsNaN(v) || math.IsInf(v, 0) || mag == 0 {
+		return formatFloat(v, 6, 32)
+	}
+	av := math.Abs(v)
+	below := math.Abs(float64(widen(mag - 1)))
+	above := math.Abs(float64(widen(mag + 1)))
+	if math.IsInf(above, 0) || math.IsNaN(above) { // the largest finite value
+		above = av + (av - below)
+	}
+	lo, hi := (below+av)/2, (av+above)/2
+	for digits := 1; digits < 6; digits++ {
+		s := strconv.FormatFloat(av, 'g', digits, 64)
+		if p, _ := strconv.ParseFloat(s, 64); p > lo && p < hi {
+			return formatFloat(math.Copysign(p, v), -1, 64) // p's shortest form is s
+		}
+	}
+	return formatFloat(v, 6, 32)
 }

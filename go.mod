@@ -16,3 +16,5 @@ require (
 	golang.org/x/sys v0.5.0 // indirect
 	golang.org/x/text v0.15.0 // indirect
 )
+
+replace github.com/go-zeromq/zmq4 => ./third_party/zmq4

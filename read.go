@@ -8,6 +8,13 @@ import (
 	"github.com/emily-go/emily/mlxbind"
 )
 
+// Readback. Each ToXs method evaluates the tensor and returns its values,
+// row-major, as one Go type, from any dtype: a tensor of that very dtype is
+// copied as is; others convert as a Go conversion would (integers wrap,
+// floats truncate toward zero, complex64 keeps its real part, bool is 0 or
+// 1). Integers never pass through float64 on the way, so int64 and uint64
+// values come back exactly.
+
 // bytes evaluates t and returns its row-major bytes.
 func (t *Tensor) bytes(op string) []byte {
 	t.mustConcrete(op)
@@ -21,59 +28,90 @@ func (t *Tensor) bytes(op string) []byte {
 // Bytes evaluates t and returns its raw row-major, little-endian bytes.
 func (t *Tensor) Bytes() []byte { return t.bytes("Bytes") }
 
-// ToFloat64s evaluates t and returns its values, row-major, as float64.
-// Every dtype converts; complex64 keeps the real part.
+// readAs reads t as []T: a straight copy when t's dtype is same, else conv
+// per element.
+func readAs[T any](t *Tensor, op string, same mlxbind.DType, conv func(elems, int) T) []T {
+	b := t.bytes(op)
+	out := make([]T, t.Size())
+	if t.DType() == same {
+		copy(raw(out), b)
+		return out
+	}
+	e := elems{b, t.DType()}
+	for i := range out {
+		out[i] = conv(e, i)
+	}
+	return out
+}
+
+// ToFloat64s returns t's values as float64 (float16 and bfloat16 widen
+// exactly).
 func (t *Tensor) ToFloat64s() []float64 {
-	b := t.bytes("ToFloat64s")
-	out := make([]float64, t.Size())
-	decode(b, t.DType(), func(i int, v float64) { out[i] = v })
-	return out
+	return readAs(t, "ToFloat64s", mlxbind.Float64, elems.float64At)
 }
 
-// ToFloat32s evaluates t and returns its values, row-major, as float32.
+// ToFloat32s returns t's values as float32 (float16 and bfloat16 widen
+// exactly).
 func (t *Tensor) ToFloat32s() []float32 {
-	b := t.bytes("ToFloat32s")
-	out := make([]float32, t.Size())
-	if t.DType() == mlxbind.Float32 {
-		for i := range out {
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-		}
-		return out
-	}
-	decode(b, t.DType(), func(i int, v float64) { out[i] = float32(v) })
-	return out
+	return readAs(t, "ToFloat32s", mlxbind.Float32, func(e elems, i int) float32 { return float32(e.float64At(i)) })
 }
 
-// ToInt64s evaluates t and returns its values as int64, truncating floats.
-func (t *Tensor) ToInt64s() []int64 {
-	b := t.bytes("ToInt64s")
-	out := make([]int64, t.Size())
-	if t.DType() == mlxbind.Int64 || t.DType() == mlxbind.Uint64 {
-		for i := range out {
-			out[i] = int64(binary.LittleEndian.Uint64(b[8*i:])) // exact, no float detour
-		}
-		return out
-	}
-	decode(b, t.DType(), func(i int, v float64) { out[i] = int64(v) })
-	return out
+// ToComplex64s returns t's values as complex64 (real dtypes get a zero
+// imaginary part).
+func (t *Tensor) ToComplex64s() []complex64 {
+	return readAs(t, "ToComplex64s", mlxbind.Complex64, func(e elems, i int) complex64 { return complex64(e.complexAt(i)) })
 }
 
-// ToInts evaluates t and returns its values as int.
+// ToInt64s returns t's values as int64.
+func (t *Tensor) ToInt64s() []int64 { return readAs(t, "ToInt64s", mlxbind.Int64, elems.int64At) }
+
+// ToInt32s returns t's values as int32.
+func (t *Tensor) ToInt32s() []int32 {
+	return readAs(t, "ToInt32s", mlxbind.Int32, func(e elems, i int) int32 { return int32(e.int64At(i)) })
+}
+
+// ToInt16s returns t's values as int16.
+func (t *Tensor) ToInt16s() []int16 {
+	return readAs(t, "ToInt16s", mlxbind.Int16, func(e elems, i int) int16 { return int16(e.int64At(i)) })
+}
+
+// ToInt8s returns t's values as int8.
+func (t *Tensor) ToInt8s() []int8 {
+	return readAs(t, "ToInt8s", mlxbind.Int8, func(e elems, i int) int8 { return int8(e.int64At(i)) })
+}
+
+// ToInts returns t's values as int.
 func (t *Tensor) ToInts() []int {
-	xs := t.ToInt64s()
-	out := make([]int, len(xs))
-	for i, x := range xs {
-		out[i] = int(x)
-	}
-	return out
+	return readAs(t, "ToInts", -1, func(e elems, i int) int { return int(e.int64At(i)) })
 }
 
-// ToBools evaluates t and returns whether each value is non-zero.
+// ToUint64s returns t's values as uint64.
+func (t *Tensor) ToUint64s() []uint64 { return readAs(t, "ToUint64s", mlxbind.Uint64, elems.uint64At) }
+
+// ToUint32s returns t's values as uint32.
+func (t *Tensor) ToUint32s() []uint32 {
+	return readAs(t, "ToUint32s", mlxbind.Uint32, func(e elems, i int) uint32 { return uint32(e.uint64At(i)) })
+}
+
+// ToUint16s returns t's values as uint16.
+func (t *Tensor) ToUint16s() []uint16 {
+	return readAs(t, "ToUint16s", mlxbind.Uint16, func(e elems, i int) uint16 { return uint16(e.uint64At(i)) })
+}
+
+// ToUint8s returns t's values as uint8.
+func (t *Tensor) ToUint8s() []uint8 {
+	return readAs(t, "ToUint8s", mlxbind.Uint8, func(e elems, i int) uint8 { return uint8(e.uint64At(i)) })
+}
+
+// ToBools returns whether each value is non-zero (for complex64: either
+// part).
 func (t *Tensor) ToBools() []bool {
-	b := t.bytes("ToBools")
-	out := make([]bool, t.Size())
-	decode(b, t.DType(), func(i int, v float64) { out[i] = v != 0 })
-	return out
+	return readAs(t, "ToBools", mlxbind.Bool, func(e elems, i int) bool {
+		if e.isFloat() {
+			return e.complexAt(i) != 0 // NaN counts as true, as in NumPy
+		}
+		return e.int64At(i) != 0
+	})
 }
 
 // Item returns the value of a one-element tensor as float64.
@@ -85,43 +123,87 @@ func (t *Tensor) Item() float64 {
 	return t.ToFloat64s()[0]
 }
 
-// decode calls set(i, value) for each element of b, read as dt.
-func decode(b []byte, dt mlxbind.DType, set func(int, float64)) {
-	le := binary.LittleEndian
-	n := len(b) / dt.Size()
-	for i := 0; i < n; i++ {
-		var v float64
-		switch dt {
-		case mlxbind.Bool, mlxbind.Uint8:
-			v = float64(b[i])
-		case mlxbind.Int8:
-			v = float64(int8(b[i]))
-		case mlxbind.Uint16:
-			v = float64(le.Uint16(b[2*i:]))
-		case mlxbind.Int16:
-			v = float64(int16(le.Uint16(b[2*i:])))
-		case mlxbind.Uint32:
-			v = float64(le.Uint32(b[4*i:]))
-		case mlxbind.Int32:
-			v = float64(int32(le.Uint32(b[4*i:])))
-		case mlxbind.Uint64:
-			v = float64(le.Uint64(b[8*i:]))
-		case mlxbind.Int64:
-			v = float64(int64(le.Uint64(b[8*i:])))
-		case mlxbind.Float16:
-			v = float64(float16ToFloat32(le.Uint16(b[2*i:])))
-		case mlxbind.BFloat16:
-			v = float64(math.Float32frombits(uint32(le.Uint16(b[2*i:])) << 16))
-		case mlxbind.Float32:
-			v = float64(math.Float32frombits(le.Uint32(b[4*i:])))
-		case mlxbind.Float64:
-			v = math.Float64frombits(le.Uint64(b[8*i:]))
-		case mlxbind.Complex64:
-			v = float64(math.Float32frombits(le.Uint32(b[8*i:])))
-		}
-		set(i, v)
-	}
+// elems reads the elements of a tensor's bytes as its dtype. Each accessor
+// returns the widest Go type of one kind, converting from the stored kind
+// directly, so integers never take a float64 detour.
+type elems struct {
+	b  []byte
+	dt mlxbind.DType
 }
+
+var le = binary.LittleEndian
+
+func (e elems) isFloat() bool {
+	switch e.dt {
+	case mlxbind.Float16, mlxbind.BFloat16, mlxbind.Float32, mlxbind.Float64, mlxbind.Complex64:
+		return true
+	}
+	return false
+}
+
+func (e elems) int64At(i int) int64 {
+	switch e.dt {
+	case mlxbind.Bool, mlxbind.Uint8:
+		return int64(e.b[i])
+	case mlxbind.Int8:
+		return int64(int8(e.b[i]))
+	case mlxbind.Uint16:
+		return int64(le.Uint16(e.b[2*i:]))
+	case mlxbind.Int16:
+		return int64(int16(le.Uint16(e.b[2*i:])))
+	case mlxbind.Uint32:
+		return int64(le.Uint32(e.b[4*i:]))
+	case mlxbind.Int32:
+		return int64(int32(le.Uint32(e.b[4*i:])))
+	case mlxbind.Uint64, mlxbind.Int64:
+		return int64(le.Uint64(e.b[8*i:]))
+	}
+	return int64(e.float64At(i))
+}
+
+func (e elems) uint64At(i int) uint64 {
+	if e.dt == mlxbind.Uint64 {
+		return le.Uint64(e.b[8*i:])
+	}
+	if e.isFloat() {
+		f := e.float64At(i)
+		if f < 0 {
+			return uint64(int64(f)) // wraps as NumPy's astype does: -1.0 → max
+		}
+		return uint64(f)
+	}
+	return uint64(e.int64At(i))
+}
+
+func (e elems) float64At(i int) float64 {
+	switch e.dt {
+	case mlxbind.Float16:
+		return float64(float16ToFloat32(le.Uint16(e.b[2*i:])))
+	case mlxbind.BFloat16:
+		return float64(bfloat16ToFloat32(le.Uint16(e.b[2*i:])))
+	case mlxbind.Float32:
+		return float64(math.Float32frombits(le.Uint32(e.b[4*i:])))
+	case mlxbind.Float64:
+		return math.Float64frombits(le.Uint64(e.b[8*i:]))
+	case mlxbind.Complex64:
+		return float64(math.Float32frombits(le.Uint32(e.b[8*i:])))
+	case mlxbind.Uint64:
+		return float64(le.Uint64(e.b[8*i:]))
+	}
+	return float64(e.int64At(i))
+}
+
+func (e elems) complexAt(i int) complex128 {
+	if e.dt == mlxbind.Complex64 {
+		re := math.Float32frombits(le.Uint32(e.b[8*i:]))
+		im := math.Float32frombits(le.Uint32(e.b[8*i+4:]))
+		return complex(float64(re), float64(im))
+	}
+	return complex(e.float64At(i), 0)
+}
+
+// bfloat16ToFloat32 widens a bfloat16: its bits are a float32's top half.
+func bfloat16ToFloat32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 
 // float16ToFloat32 widens an IEEE 754 half, including subnormals, infs and NaNs.
 func float16ToFloat32(h uint16) float32 {

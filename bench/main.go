@@ -1,25 +1,60 @@
-// Command bench measures Emily's per-call overheads and lane speedups side
-// by side in one run and prints ratios (`make bench`). Absolute times on
-// shared machines are noise; the ratios between rows of one run are the
-// result. Record runs in BENCHMARKS.md with the commit and machine.
+// Command bench measures Emily's lanes beside MLX's Python API and NumPy
+// on the same workloads, in one run (`make bench`), and prints ratios.
+// Absolute times on shared machines are noise; the ratios between columns
+// of one run are the result, so each workload runs Emily's cases and then
+// its peers (bench/peers.py, a subprocess) back to back. Record runs in
+// BENCHMARKS.md with the commit, machine and command.
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"math/rand"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
-	"testing"
+	"sort"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/mlxbind"
 )
 
+var (
+	device  = flag.String("device", "", "gpu or cpu (default: gpu when available)")
+	python  = flag.String("python", "", "Python with NumPy for the peers (empty: Emily only)")
+	site    = flag.String("site", ".deps/mlx", "folder holding MLX's Python bindings (mlx/)")
+	budget  = flag.Duration("budget", 400*time.Millisecond, "time spent on each case after its warm-up call")
+	big     = flag.String("big", "auto", "run the 4096 bf16 matmul: yes, no, auto (on the GPU only)")
+	only    = flag.String("only", "", "comma-separated workload ids to run (default: all)")
+	jsonOut = flag.String("json", "", "also write every time (seconds per call) to this file")
+)
+
 type fn1 = func(*emily.Tensor) *emily.Tensor
 
+// timeit calls fn once to warm up, then until the budget is spent (at
+// least 2 calls, at most 200), and returns the (lower) median seconds per call.
+func timeit(fn func()) float64 {
+	fn()
+	var ts []float64
+	start := time.Now()
+	for len(ts) < 2 || (time.Since(start) < *budget && len(ts) < 200) {
+		t0 := time.Now()
+		fn()
+		ts = append(ts, time.Since(t0).Seconds())
+	}
+	sort.Float64s(ts)
+	return ts[(len(ts)-1)/2]
+}
+
 // chain applies n cheap elementwise ops: the shape of code where per-op
-// overhead, not arithmetic, dominates.
+// overhead, not arithmetic, dominates at small sizes and memory traffic at
+// large ones. peers.py has the same chain.
 func chain(n int) fn1 {
 	return func(x *emily.Tensor) *emily.Tensor {
 		for i := 0; i < n; i++ {
@@ -36,19 +71,171 @@ func chain(n int) fn1 {
 	}
 }
 
-type row struct {
-	name string
-	ns   float64
-	base string // row this one is compared with
+func softmax(x *emily.Tensor) *emily.Tensor {
+	e := emily.Exp(emily.Sub(x, emily.MaxKeepDims(x, 1)))
+	return emily.Div(e, emily.SumKeepDims(e, 1))
 }
 
-func bench(fn func(b *testing.B)) float64 {
-	r := testing.Benchmark(fn)
-	return float64(r.T.Nanoseconds()) / float64(r.N)
+var rng = rand.New(rand.NewSource(0))
+
+// normal makes a float32 tensor of standard normal values times scale.
+func normal(scale float64, dims ...int) *emily.Tensor {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(rng.NormFloat64() * scale)
+	}
+	return emily.FromSlice(xs, dims...).Eval()
+}
+
+// evalFree evaluates t and frees it at once, as dropping the result in
+// Python does: the buffer goes back to MLX's cache for the next call.
+func evalFree(t *emily.Tensor) { t.Eval().Free() }
+
+// workload is one row: Emily's cases by column and the peers' case id.
+type workload struct {
+	id, name string
+	emily    map[string]func()
+}
+
+// Columns, in print order; the peers' columns come from peers.py.
+var columns = []struct{ key, head string }{
+	{"eager", "eager"},
+	{"evaluator", "evaluator"},
+	{"native", "native"},
+	{"fuse", "fuse"},
+	{"mlx", "MLX Py"},
+	{"mlx_compile", "mx.compile"},
+	{"mlx_fast", "mx.fast"},
+	{"numpy", "NumPy"},
+}
+
+// lanes jits f in the three lanes and returns their cases on args.
+func lanes(f any, args ...*emily.Tensor) map[string]func() {
+	out := map[string]func(){}
+	for key, opts := range map[string][]emily.Option{
+		"evaluator": {emily.WithNative(false)},
+		"native":    {emily.WithNative(true)},
+		"fuse":      {emily.WithFuse(true)},
+	} {
+		j, err := emily.Compile(f, opts...)
+		if err != nil {
+			panic(err)
+		}
+		j.Call(args...) // trace outside the timing
+		out[key] = func() {
+			rs, err := j.Call(args...)
+			if err != nil {
+				panic(err)
+			}
+			for _, r := range rs {
+				r.Free()
+			}
+		}
+	}
+	return out
+}
+
+func workloads(dev string) []workload {
+	var ws []workload
+	small := emily.Ones(4).Eval()
+	one := emily.Jit(chain(1)).(fn1)
+	one(small)
+	ws = append(ws, workload{"floor", "add on 4 floats + readback", map[string]func(){
+		"eager":  func() { _ = emily.Add(small, small).ToFloat32s() },
+		"native": func() { _ = one(small).ToFloat32s() },
+	}})
+	for _, n := range []int{16, 1024, 1 << 20} {
+		x := normal(1, n)
+		f := chain(100)
+		cases := lanes(f, x)
+		cases["eager"] = func() { evalFree(f(x)) }
+		ws = append(ws, workload{fmt.Sprintf("chain:%d", n), fmt.Sprintf("100-op chain, %d f32", n), cases})
+	}
+	mm := []string{"matmul:1024", "matmul:4096", "matmul_bf16:1024"}
+	if *big == "yes" || (*big == "auto" && dev == "gpu") {
+		mm = append(mm, "matmul_bf16:4096")
+	}
+	for _, id := range mm {
+		var n int
+		fmt.Sscanf(id[strings.IndexByte(id, ':')+1:], "%d", &n)
+		a, b := normal(1, n, n), normal(1, n, n)
+		name := fmt.Sprintf("matmul %d³ f32", n)
+		if strings.HasPrefix(id, "matmul_bf16") {
+			a, b = a.Astype(emily.BFloat16).Eval(), b.Astype(emily.BFloat16).Eval()
+			name = fmt.Sprintf("matmul %d³ bf16", n)
+		}
+		ws = append(ws, workload{id, name, map[string]func(){
+			"eager": func() { evalFree(emily.Matmul(a, b)) },
+		}})
+	}
+	sx := normal(1, 1024, 1024)
+	cases := lanes(softmax, sx)
+	cases["eager"] = func() { evalFree(softmax(sx)) }
+	ws = append(ws, workload{"softmax", "softmax 1024×1024 (5 ops)", cases})
+
+	x, w1, b1, w2, b2 := normal(1, 64, 784), normal(0.05, 784, 512), normal(1, 512), normal(0.05, 512, 10), normal(1, 10)
+	mlp := func(x, w1, b1, w2, b2 *emily.Tensor) *emily.Tensor {
+		h := emily.Maximum(emily.Add(emily.Matmul(x, w1), b1), emily.Scalar(0))
+		return emily.Add(emily.Matmul(h, w2), b2)
+	}
+	cases = lanes(mlp, x, w1, b1, w2, b2)
+	cases["eager"] = func() { evalFree(mlp(x, w1, b1, w2, b2)) }
+	ws = append(ws, workload{"mlp", "MLP forward 64×784→512→10", cases})
+
+	r := normal(1, 1<<20)
+	ws = append(ws, workload{"readback:1048576", "ToFloat32s of 1M f32 (NumPy: copy)", map[string]func(){
+		"eager": func() { _ = r.ToFloat32s() },
+	}})
+	if *only != "" {
+		keep := map[string]bool{}
+		for _, id := range strings.Split(*only, ",") {
+			keep[id] = true
+		}
+		var sel []workload
+		for _, w := range ws {
+			if keep[w.id] {
+				sel = append(sel, w)
+			}
+		}
+		ws = sel
+	}
+	return ws
+}
+
+// peers runs bench/peers.py for one workload and returns its times by column.
+func peers(id, dev string) (map[string]float64, error) {
+	if *python == "" {
+		return nil, nil
+	}
+	site, err := filepath.Abs(*site)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(*python, "bench/peers.py", "--site", site, "--device", dev,
+		"--budget", fmt.Sprint(budget.Seconds()), id)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("peers.py %s: %v\n%s", id, err, errb.String())
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		return nil, fmt.Errorf("peers.py %s: %v", id, err)
+	}
+	res := map[string]float64{}
+	for k, v := range raw {
+		if f, ok := v.(float64); ok && strings.HasPrefix(k, id+"/") {
+			res[strings.TrimPrefix(k, id+"/")] = f
+		}
+	}
+	return res, nil
 }
 
 func main() {
-	device := flag.String("device", "", "gpu or cpu (default: gpu when available)")
 	flag.Parse()
 	if *device != "" {
 		if err := emily.SetDefaultDevice(*device); err != nil {
@@ -56,104 +243,133 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	fmt.Printf("emily bench: MLX %s, device %s, %s, GOMAXPROCS=%d\n\n",
-		emily.MLXVersion(), emily.DefaultDevice(), runtime.Version(), runtime.GOMAXPROCS(0))
+	dev := emily.DefaultDevice()
+	fmt.Printf("emily bench: MLX %s, device %s, %s, GOMAXPROCS=%d, budget %v per case\n\n",
+		emily.MLXVersion(), dev, runtime.Version(), runtime.GOMAXPROCS(0), *budget)
 
-	var rows []row
-	add := func(name, base string, fn func(b *testing.B)) {
-		rows = append(rows, row{name: name, ns: bench(fn), base: base})
-	}
+	overheads(dev)
 
-	small := emily.Ones(4)
-	small.Eval()
-
-	// Decision 2: direct cgo call vs a hand-off to a pinned OS thread.
-	add("cgo: eager add, build only (4 floats)", "", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			emily.Add(small, small).Free()
-		}
-	})
-	add("hand-off to pinned goroutine + eager add", "cgo: eager add, build only (4 floats)", func(b *testing.B) {
-		req, resp := make(chan struct{}), make(chan struct{})
-		go func() {
-			runtime.LockOSThread()
-			for range req {
-				emily.Add(small, small).Free()
-				resp <- struct{}{}
+	all := map[string]map[string]float64{}
+	ws := workloads(dev)
+	for _, w := range ws {
+		times := map[string]float64{}
+		for _, c := range columns {
+			if fn, ok := w.emily[c.key]; ok {
+				times[c.key] = timeit(fn)
 			}
-		}()
-		for i := 0; i < b.N; i++ {
-			req <- struct{}{}
-			<-resp
 		}
-		close(req)
-	})
-	add("eager add + eval + readback (4 floats)", "", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			_ = emily.Add(small, small).ToFloat32s()
+		p, err := peers(w.id, dev)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
 		}
-	})
-	one := emily.Jit(chain(1)).(fn1)
-	one(small)
-	add("jit replay, 1 op, native (4 floats)", "eager add + eval + readback (4 floats)", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			_ = one(small).ToFloat32s()
+		for k, v := range p {
+			times[k] = v
 		}
-	})
-
-	for _, size := range []int{16, 1 << 20} {
-		x := emily.Ones(size)
-		x.Eval()
-		label := fmt.Sprintf("%d floats", size)
-		f := chain(100)
-		eagerName := "100-op chain, eager ops (" + label + ")"
-		add(eagerName, "", func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				f(x).Eval()
-			}
-		})
-		lanes := []struct {
-			name string
-			opts []emily.Option
-		}{
-			{"evaluator lane", []emily.Option{emily.WithNative(false)}},
-			{"native lane", []emily.Option{emily.WithNative(true)}},
-			{"fuse lane", []emily.Option{emily.WithFuse(true)}},
-		}
-		for _, lane := range lanes {
-			j := emily.Jit(f, lane.opts...).(fn1)
-			j(x) // trace outside the timing
-			add(fmt.Sprintf("100-op chain, %s (%s)", lane.name, label), eagerName, func(b *testing.B) {
-				for i := 0; i < b.N; i++ {
-					j(x)
-				}
-			})
-		}
+		all[w.id] = times
+		fmt.Fprintf(os.Stderr, "  %s done\n", w.id)
 	}
 
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "case\tper call\tspeedup vs base\t")
-	byName := map[string]float64{}
-	for _, r := range rows {
-		byName[r.name] = r.ns
-		ratio := ""
-		if r.base != "" {
-			ratio = fmt.Sprintf("%.2fx vs %q", byName[r.base]/r.ns, r.base)
+	fmt.Fprint(w, "workload\t")
+	for _, c := range columns {
+		fmt.Fprintf(w, "%s\t", c.head)
+	}
+	fmt.Fprintln(w)
+	for _, wl := range ws {
+		fmt.Fprintf(w, "%s\t", wl.name)
+		for _, c := range columns {
+			fmt.Fprintf(w, "%s\t", human(all[wl.id][c.key]))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t\n", r.name, human(r.ns), ratio)
+		fmt.Fprintln(w)
+	}
+	w.Flush()
+
+	// Ratios: Emily's time over the peer's; under 1.00 means Emily is faster.
+	fmt.Println("\nratios (Emily ÷ peer; < 1 is faster):")
+	w = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	ratios := []struct{ head, num, den string }{
+		{"eager/MLX", "eager", "mlx"},
+		{"evaluator/MLX", "evaluator", "mlx"},
+		{"native/MLX", "native", "mlx"},
+		{"fuse/mx.compile", "fuse", "mlx_compile"},
+		{"eager/NumPy", "eager", "numpy"},
+		{"best/NumPy", "best", "numpy"},
+	}
+	fmt.Fprint(w, "workload\t")
+	for _, r := range ratios {
+		fmt.Fprintf(w, "%s\t", r.head)
+	}
+	fmt.Fprintln(w)
+	for _, wl := range ws {
+		t := all[wl.id]
+		best := 0.0
+		for _, k := range []string{"eager", "evaluator", "native", "fuse"} {
+			if v, ok := t[k]; ok && (best == 0 || v < best) {
+				best = v
+			}
+		}
+		t["best"] = best
+		fmt.Fprintf(w, "%s\t", wl.name)
+		for _, r := range ratios {
+			if t[r.num] > 0 && t[r.den] > 0 {
+				fmt.Fprintf(w, "%.2f\t", t[r.num]/t[r.den])
+			} else {
+				fmt.Fprint(w, "–\t")
+			}
+		}
+		fmt.Fprintln(w)
 	}
 	w.Flush()
 	if m, err := mlxbind.Memory(); err == nil {
 		fmt.Printf("\nMLX memory: active %d B, peak %d B, cache %d B\n", m.Active, m.Peak, m.Cache)
 	}
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(all, "", " ")
+		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+	}
 }
 
-func human(ns float64) string {
+// overheads prints the per-call costs behind DESIGN.md decision 2: a
+// direct cgo call that builds one op, against a hand-off of the same work
+// to a goroutine locked to an OS thread.
+func overheads(dev string) {
+	small := emily.Ones(4).Eval()
+	direct := timeit(func() {
+		for i := 0; i < 1000; i++ {
+			emily.Add(small, small).Free()
+		}
+	}) / 1000
+	req, resp := make(chan struct{}), make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		for range req {
+			emily.Add(small, small).Free()
+			resp <- struct{}{}
+		}
+	}()
+	handoff := timeit(func() {
+		for i := 0; i < 1000; i++ {
+			req <- struct{}{}
+			<-resp
+		}
+	}) / 1000
+	close(req)
+	fmt.Printf("eager add, build only (4 floats): %s direct cgo, %s through a pinned goroutine\n\n",
+		human(direct), human(handoff))
+}
+
+func human(s float64) string {
 	switch {
-	case ns >= 1e6:
-		return fmt.Sprintf("%.2f ms", ns/1e6)
-	case ns >= 1e3:
-		return fmt.Sprintf("%.2f µs", ns/1e3)
+	case s == 0:
+		return "–"
+	case s >= 1:
+		return fmt.Sprintf("%.2f s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%.2f ms", s*1e3)
+	case s >= 1e-6:
+		return fmt.Sprintf("%.1f µs", s*1e6)
 	}
-	return fmt.Sprintf("%.0f ns", ns)
+	return fmt.Sprintf("%.0f ns", s*1e9)
 }

@@ -9,20 +9,46 @@ import (
 
 // evaluate is the evaluator lane: it walks the graph in Go, one MLX op per
 // cgo call, through the same C++ op cores the replay uses (so the lanes are
-// bit-identical), then evaluates the outputs together. Intermediate handles
-// are released as soon as the graph is built: MLX keeps what it still needs.
+// bit-identical), then evaluates the outputs together.
+//
+// Each intermediate handle is freed right after its last consumer is built
+// (DESIGN.md decision 9), as the replay does: MLX's graph keeps what it
+// still needs, and when it evaluates, an intermediate referenced by its
+// consumer alone can donate its buffer to it.
 func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbind.Array, error) {
-	vals := make(map[int]*mlxbind.Array, len(g.Nodes))
-	multi := map[int][]*mlxbind.Array{} // results of multi-result ops, by node
-	var made []*mlxbind.Array
-	release := func(keep map[*mlxbind.Array]bool) {
-		for _, a := range made {
-			if !keep[a] {
+	sched := g.Schedule()
+	consumers := make(map[int]int, len(sched))
+	for _, n := range sched {
+		for _, in := range n.Inputs {
+			consumers[in.ID]++
+		}
+	}
+	const output = 1 << 30 // an output is never released here
+	for _, o := range g.Outputs {
+		consumers[o.ID] += output
+	}
+	vals := make(map[int]*mlxbind.Array, len(sched))
+	// Results of multi-result ops are read through ResultNodes; a result
+	// no live ResultNode reads is freed at once.
+	multi := map[int][]*mlxbind.Array{}
+	liveResult := map[[2]int]bool{}
+	for _, n := range sched {
+		if n.Kind == ir.ResultNode {
+			liveResult[[2]int{n.Inputs[0].ID, n.Index}] = true
+		}
+	}
+	// uses counts the references still to come per array; a host node may
+	// return one of its operands, so two nodes can share an array.
+	uses := make(map[*mlxbind.Array]int, len(sched))
+	made := make(map[*mlxbind.Array]bool, len(sched))
+	releaseAll := func() {
+		for a := range made {
+			if uses[a] < output {
 				a.Free()
 			}
 		}
 	}
-	for _, n := range g.Schedule() {
+	for _, n := range sched {
 		var v *mlxbind.Array
 		var err error
 		switch n.Kind {
@@ -40,32 +66,59 @@ func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 			var results []*mlxbind.Array
 			if n.Kind == ir.HostNode {
 				v, err = n.Host(args)
-				results = []*mlxbind.Array{v}
 			} else {
 				results, err = mlxbind.Op(s, int(n.Op), args, n.Attrs)
+				if err == nil && !n.Multi() {
+					v = results[0]
+				}
 			}
 			if err != nil {
-				release(nil)
+				releaseAll()
 				return nil, fmt.Errorf("evaluator: %s: %w", n.Describe(), err)
 			}
-			made = append(made, results...)
 			if n.Multi() {
 				multi[n.ID] = results
+				for i, r := range results {
+					if liveResult[[2]int{n.ID, i}] {
+						made[r] = true
+					} else {
+						r.Free()
+					}
+				}
 			} else {
-				v = results[0]
+				if !isOperand(v, args) && v != nil {
+					made[v] = true
+				}
+				uses[v] += consumers[n.ID]
 			}
+			for _, a := range args {
+				uses[a]--
+				if uses[a] == 0 && made[a] {
+					a.Free()
+				}
+			}
+			vals[n.ID] = v
+			continue
 		}
+		uses[v] += consumers[n.ID]
 		vals[n.ID] = v
 	}
 	outs := make([]*mlxbind.Array, len(g.Outputs))
-	keep := map[*mlxbind.Array]bool{}
 	for i, o := range g.Outputs {
 		outs[i] = vals[o.ID]
-		keep[outs[i]] = true
 	}
-	release(keep)
 	if err := mlxbind.Eval(outs...); err != nil {
 		return nil, fmt.Errorf("evaluator: %w", err)
 	}
 	return outs, nil
+}
+
+// isOperand reports whether v is one of args (a host node passing a value through).
+func isOperand(v *mlxbind.Array, args []*mlxbind.Array) bool {
+	for _, a := range args {
+		if a == v {
+			return true
+		}
+	}
+	return false
 }

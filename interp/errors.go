@@ -148,7 +148,7 @@ func clarify(msg string) string {
 	for _, m := range yaegiMessages {
 		msg = m.re.ReplaceAllString(msg, m.repl)
 	}
-	return msg
+	return suggestNames(msg)
 }
 
 // compileError reports a chunk that yaegi or go/parser rejected.

@@ -3,9 +3,11 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
+	"log"
 	"net"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // connInfo is the connection file Jupyter writes for a kernel it starts:
@@ -65,4 +67,39 @@ func (ci *connInfo) endpoint(port int) string {
 	}
 	// JoinHostPort brackets IPv6 addresses, which a bare "ip:port" would not.
 	return "tcp://" + net.JoinHostPort(ci.IP, strconv.Itoa(port))
+}
+
+// checkConnFileMode makes sure only the owner can read the connection
+// file: it holds the signing key, and anyone who reads it can run code in
+// the kernel. Jupyter writes it 0600; a looser mode is tightened and
+// logged.
+func checkConnFileMode(path string, logger *log.Logger) {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	if err := os.Chmod(path, st.Mode().Perm()&0o700); err != nil {
+		logger.Printf("WARNING: connection file %s is readable by others (mode %v) and could not be restricted: %v", path, st.Mode().Perm(), err)
+		return
+	}
+	logger.Printf("connection file %s was readable by others (mode %v); restricted it to 0600", path, st.Mode().Perm())
+}
+
+// removeStaleIPC removes the socket file of an ipc endpoint left by a
+// kernel that died without cleaning up: bind would fail on it. A file
+// something still listens on is in use and is left alone (bind reports).
+func removeStaleIPC(ep string) error {
+	path := strings.TrimPrefix(ep, "ipc://")
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil
+	}
+	if st.Mode()&os.ModeSocket == 0 {
+		return fmt.Errorf("kernel: ipc endpoint %s exists and is not a socket", path)
+	}
+	if c, err := net.Dial("unix", path); err == nil {
+		c.Close()
+		return fmt.Errorf("kernel: ipc endpoint %s is in use by another process", path)
+	}
+	return os.Remove(path)
 }

@@ -38,7 +38,7 @@ func (r *executeRequest) stopOnError() bool {
 // execute_result or error on iopub, and execute_reply on shell.
 func (k *kernel) handleExecute(m *message) {
 	var req executeRequest
-	if !k.unmarshalContent(m, &req) {
+	if !k.unmarshalContent(k.shell, m, &req) {
 		return
 	}
 	// Like IPython, the counter only advances for cells that enter history,
@@ -68,6 +68,12 @@ func (k *kernel) handleExecute(m *message) {
 		if !req.Silent {
 			k.publish(m, "error", map[string]any{"ename": ename, "evalue": evalue, "traceback": traceback})
 		}
+		// Abort before replying: a client that sends its next cell as soon
+		// as it sees this reply must not have that cell aborted (it was
+		// flaky when the abort came after the reply).
+		if req.stopOnError() {
+			k.abortQueued()
+		}
 		k.reply(k.shell, m, "execute_reply", map[string]any{
 			"status":          "error",
 			"execution_count": count,
@@ -75,9 +81,6 @@ func (k *kernel) handleExecute(m *message) {
 			"evalue":          evalue,
 			"traceback":       traceback,
 		})
-		if req.stopOnError() {
-			k.abortQueued()
-		}
 		return
 	}
 	if bundle != nil && !req.Silent {

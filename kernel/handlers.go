@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -22,6 +23,9 @@ func (k *kernel) dispatch(ch *channel, m *message) {
 	defer func() {
 		if r := recover(); r != nil {
 			k.log.Printf("%s: panic handling %s: %v\n%s", ch.name, m.Header.MsgType, r, debug.Stack())
+			if strings.HasSuffix(m.Header.MsgType, "_request") {
+				k.replyError(ch, m, "InternalError", fmt.Sprintf("the kernel failed handling %s: %v", m.Header.MsgType, r))
+			}
 		}
 	}()
 
@@ -58,14 +62,27 @@ func (k *kernel) dispatch(ch *channel, m *message) {
 	}
 }
 
-// unmarshalContent decodes m's content into v, logging failures so the
-// caller can simply drop the request.
-func (k *kernel) unmarshalContent(m *message, v any) bool {
+// unmarshalContent decodes m's content into v. When the content does not
+// fit (say {"code": 123}), it answers the request with an error reply and
+// returns false: a signed request always gets a reply, or its client would
+// wait forever.
+func (k *kernel) unmarshalContent(ch *channel, m *message, v any) bool {
 	if err := json.Unmarshal(orEmpty(m.Content), v); err != nil {
-		k.log.Printf("dropping %s: %v", m.Header.MsgType, fmt.Errorf("kernel: decode content: %w", err))
+		err = fmt.Errorf("malformed %s content: %w", m.Header.MsgType, err)
+		k.log.Printf("%s: %v", ch.name, err)
+		k.replyError(ch, m, "BadRequest", err.Error())
 		return false
 	}
 	return true
+}
+
+// replyError answers request m with its reply type and status "error".
+func (k *kernel) replyError(ch *channel, m *message, ename, evalue string) {
+	content := map[string]any{"status": "error", "ename": ename, "evalue": evalue, "traceback": []string{ename + ": " + evalue}}
+	if m.Header.MsgType == "execute_request" {
+		content["execution_count"] = k.execCount
+	}
+	k.reply(ch, m, strings.TrimSuffix(m.Header.MsgType, "_request")+"_reply", content)
 }
 
 // handleKernelInfo answers kernel_info_request, which clients also use as
@@ -89,7 +106,7 @@ func (k *kernel) handleIsComplete(ch *channel, m *message) {
 	var req struct {
 		Code string `json:"code"`
 	}
-	if !k.unmarshalContent(m, &req) {
+	if !k.unmarshalContent(ch, m, &req) {
 		return
 	}
 	status, indent := isComplete(req.Code)
@@ -109,7 +126,7 @@ func (k *kernel) handleComplete(ch *channel, m *message) {
 		Code      string `json:"code"`
 		CursorPos int    `json:"cursor_pos"`
 	}
-	if !k.unmarshalContent(m, &req) {
+	if !k.unmarshalContent(ch, m, &req) {
 		return
 	}
 	matches, start, end := []string{}, req.CursorPos, req.CursorPos
@@ -155,7 +172,7 @@ func (k *kernel) handleShutdown(ch *channel, m *message) {
 	var req struct {
 		Restart bool `json:"restart"`
 	}
-	if !k.unmarshalContent(m, &req) {
+	if !k.unmarshalContent(ch, m, &req) {
 		return
 	}
 	content := map[string]any{"status": "ok", "restart": req.Restart}

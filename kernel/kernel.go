@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +36,46 @@ const (
 	recvRetry = 100 * time.Millisecond
 )
 
+// Wire limits. Anyone who can reach a port can send bytes before any
+// signature is checked, so these bound what an unauthenticated peer can
+// cost (issue 10). Variables so tests can shorten them.
+var (
+	// maxMessageSize bounds one received message, all frames together. It
+	// is checked against each ZMTP frame header before allocating, and
+	// reading allocates only as bytes arrive. 256 MiB leaves room for
+	// widget uploads in buffers; ipykernel itself has no limit.
+	maxMessageSize int64 = 256 << 20
+
+	// handshakeTimeout bounds each connection's ZMTP handshake. A peer
+	// that connects and stays silent is dropped; handshakes run per
+	// connection, so it never delays other clients meanwhile.
+	handshakeTimeout = 10 * time.Second
+
+	// writeTimeout bounds each write to a peer. A client that stops
+	// reading (a full TCP window) is disconnected instead of blocking the
+	// socket for everyone.
+	writeTimeout = 10 * time.Second
+
+	// iopubHWM is how many messages iopub queues per subscriber; past it a
+	// lagging subscriber misses messages (libzmq's HWM rule) while the
+	// others keep receiving. Output is batched (stream.go), so a live
+	// client is far from it.
+	iopubHWM = 10000
+)
+
+// sockOpts are the zmq4 options every kernel socket gets.
+func sockOpts() []zmq4.Option {
+	return []zmq4.Option{
+		zmq4.WithMaxMsgSize(maxMessageSize),
+		zmq4.WithHandshakeTimeout(handshakeTimeout),
+		zmq4.WithWriteTimeout(writeTimeout),
+		zmq4.WithSendHWM(iopubHWM),
+		// zmq4 logs failed handshakes to stderr by default; a port scan
+		// would fill the kernel log with them.
+		zmq4.WithLogger(log.New(io.Discard, "", 0)),
+	}
+}
+
 // errClosed is returned by sends after the kernel closed its sockets.
 var errClosed = errors.New("kernel: socket closed")
 
@@ -44,14 +86,24 @@ var errClosed = errors.New("kernel: socket closed")
 // messages with a bad signature are logged to stderr and dropped; they
 // never stop the kernel.
 func Run(ctx context.Context, connFile string, exec Executor, info Info) error {
+	return run(ctx, connFile, exec, info, os.Stderr)
+}
+
+// run is Run with its log going to logw.
+func run(ctx context.Context, connFile string, exec Executor, info Info, logw io.Writer) error {
 	if exec == nil {
 		return errors.New("kernel: Run: nil Executor")
 	}
+	logger := log.New(logw, "emily kernel: ", log.LstdFlags)
 	ci, err := readConnInfo(connFile)
 	if err != nil {
 		return err
 	}
-	logger := log.New(os.Stderr, "emily kernel: ", log.LstdFlags)
+	checkConnFileMode(connFile, logger)
+	if ci.Key == "" {
+		logger.Printf("WARNING: the connection file has an empty key, so message signing is OFF: " +
+			"anyone who can reach these ports can run code as you. Let Jupyter write the connection file (it sets a random key).")
+	}
 	return serve(ctx, ci, exec, info, logger)
 }
 
@@ -115,6 +167,8 @@ type kernel struct {
 	cellCancel  context.CancelFunc // cancels the running cell; nil when idle
 	interrupted bool               // an interrupt_request hit the running cell
 
+	ipcFiles []string // socket files bound for the ipc transport
+
 	shutdownPending atomic.Bool
 	stopOnce        sync.Once
 	stopped         chan struct{} // closed once a shutdown_request is handled
@@ -174,11 +228,12 @@ func serve(ctx context.Context, ci *connInfo, exec Executor, info Info, logger *
 // replies and idle status that follow a shutdown.
 func (k *kernel) bind(ci *connInfo) error {
 	bg := context.Background()
-	k.shell = &channel{name: "shell", sock: zmq4.NewRouter(bg)}
-	k.control = &channel{name: "control", sock: zmq4.NewRouter(bg)}
-	k.stdin = &channel{name: "stdin", sock: zmq4.NewRouter(bg)}
-	k.iopub = &channel{name: "iopub", sock: zmq4.NewPub(bg)}
-	k.hb = &channel{name: "heartbeat", sock: zmq4.NewRep(bg)}
+	o := sockOpts()
+	k.shell = &channel{name: "shell", sock: zmq4.NewRouter(bg, o...)}
+	k.control = &channel{name: "control", sock: zmq4.NewRouter(bg, o...)}
+	k.stdin = &channel{name: "stdin", sock: zmq4.NewRouter(bg, o...)}
+	k.iopub = &channel{name: "iopub", sock: zmq4.NewPub(bg, o...)}
+	k.hb = &channel{name: "heartbeat", sock: zmq4.NewRep(bg, o...)}
 	for _, b := range []struct {
 		ch   *channel
 		port int
@@ -187,6 +242,12 @@ func (k *kernel) bind(ci *connInfo) error {
 		{k.iopub, ci.IOPubPort}, {k.hb, ci.HBPort},
 	} {
 		ep := ci.endpoint(b.port)
+		if ci.Transport == "ipc" {
+			if err := removeStaleIPC(ep); err != nil {
+				return err
+			}
+			k.ipcFiles = append(k.ipcFiles, strings.TrimPrefix(ep, "ipc://"))
+		}
 		if err := b.ch.sock.Listen(ep); err != nil {
 			return fmt.Errorf("kernel: bind %s socket to %s: %w", b.ch.name, ep, err)
 		}
@@ -194,11 +255,17 @@ func (k *kernel) bind(ci *connInfo) error {
 	return nil
 }
 
-// closeAll closes every socket that was created.
+// closeAll closes every socket that was created and removes the ipc
+// socket files, which would otherwise outlive the kernel.
 func (k *kernel) closeAll() {
 	for _, ch := range []*channel{k.shell, k.control, k.stdin, k.iopub, k.hb} {
 		if ch != nil {
 			ch.close()
+		}
+	}
+	for _, f := range k.ipcFiles {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			k.log.Printf("remove ipc socket file: %v", err)
 		}
 	}
 }

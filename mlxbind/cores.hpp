@@ -17,6 +17,8 @@ namespace emily {
 mx::array numpy_dot(const mx::array& a, const mx::array& b, const mx::Stream& s);
 mx::array linalg_norm(const mx::array& x, bool use_ord, double ord, const std::vector<int>& axes, bool keepdims,
                       const mx::Stream& s);
+std::vector<mx::array> svd_signed(const mx::array& x);
+std::pair<mx::array, mx::array> eigh_signed(const mx::array& x);
 
 // nn.cc
 mx::array conv_nd(const mx::array& x, const mx::array& w, int nd, const std::vector<int>& stride,

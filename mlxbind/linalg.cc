@@ -41,4 +41,51 @@ mx::array linalg_norm(const mx::array& x, bool use_ord, double ord, const std::v
   return mx::linalg::norm(x, ord, ax, keepdims, st);
 }
 
+namespace {
+// largest_sign is +1 or -1: the sign of the largest-magnitude entry of m
+// along axis (kept as size 1), so that m * largest_sign has it positive.
+mx::array largest_sign(const mx::array& m, int axis, const mx::Stream& s) {
+  auto idx = mx::argmax(mx::abs(m, s), axis, true, s);
+  auto val = mx::take_along_axis(m, idx, axis, s);
+  return mx::where(mx::less(val, mx::array(0, m.dtype()), s), mx::array(-1, m.dtype()),
+                   mx::array(1, m.dtype()), s);
+}
+}  // namespace
+
+// svd_signed is MLX's SVD (on the CPU) with a fixed sign convention, as
+// scikit-learn's svd_flip: each column of U gets its largest-magnitude
+// entry positive and the matching row of Vᵀ flips with it (U diag(S) Vᵀ is
+// unchanged); rows of Vᵀ past min(m, n), which pair with no column of U,
+// get their own largest entry positive. LAPACK builds differ in the signs
+// they return; this makes SVD reproducible and comparable.
+std::vector<mx::array> svd_signed(const mx::array& x) {
+  auto cpu = cpu_stream();
+  auto usv = mx::linalg::svd(x, true, cpu);
+  auto& u = usv[0];
+  auto& vt = usv[2];
+  int k = static_cast<int>(usv[1].shape(-1));
+  int n = vt.shape(-1);
+  auto su = largest_sign(u, -2, cpu);                                 // (…, 1, m)
+  auto sv = largest_sign(vt, -1, cpu);                                // (…, n, 1)
+  auto su_t = mx::swapaxes(su, -1, -2, cpu);                         // (…, m, 1)
+  auto stop = su_t.shape();
+  stop[stop.size() - 2] = k;
+  auto su_k = mx::slice(su_t, mx::Shape(su_t.ndim(), 0), stop, cpu);  // (…, k, 1)
+  mx::array flip_v = su_k;
+  if (n > k) {
+    auto start = mx::Shape(sv.ndim(), 0);
+    start[start.size() - 2] = k;
+    flip_v = mx::concatenate({su_k, mx::slice(sv, start, sv.shape(), cpu)}, -2, cpu);
+  }
+  return {mx::multiply(u, su, cpu), usv[1], mx::multiply(vt, flip_v, cpu)};
+}
+
+// eigh_signed is MLX's eigh (on the CPU) with each eigenvector's
+// largest-magnitude entry made positive.
+std::pair<mx::array, mx::array> eigh_signed(const mx::array& x) {
+  auto cpu = cpu_stream();
+  auto [w, v] = mx::linalg::eigh(x, "L", cpu);
+  return {w, mx::multiply(v, largest_sign(v, -2, cpu), cpu)};
+}
+
 }  // namespace emily

@@ -4,14 +4,20 @@
 // program replay. Every call returns an error instead of letting a C++
 // exception reach Go.
 //
-// MLX comes from the mlx-cpu PyPI wheel that scripts/install-mlx.sh unpacks
-// into .deps/mlx; the rpath below lets binaries run without LD_LIBRARY_PATH.
+// MLX comes from the PyPI backend wheel (mlx-cpu or mlx-cuda-13) that
+// scripts/install-mlx.sh unpacks into .deps/mlx. Binaries find libmlx.so by
+// rpath, with no LD_LIBRARY_PATH: first $ORIGIN/../.deps/mlx/mlx/lib, so a
+// binary in bin/ next to a .deps/ folder runs wherever the pair is copied
+// (the GPU script relies on it), then the absolute path of this checkout's
+// .deps, for test binaries that `go test` runs from a temporary folder.
+// libmlx.so finds the rest (its BLAS, the NVIDIA libraries) through its
+// own RPATH.
 package mlxbind
 
 /*
 #cgo CXXFLAGS: -std=c++20 -O2 -I${SRCDIR}/../.deps/mlx/mlx/include -Wno-deprecated-declarations
 #cgo CFLAGS: -I${SRCDIR}
-#cgo LDFLAGS: -L${SRCDIR}/../.deps/mlx/mlx/lib -lmlx -Wl,-rpath,${SRCDIR}/../.deps/mlx/mlx/lib -lstdc++
+#cgo LDFLAGS: -L${SRCDIR}/../.deps/mlx/mlx/lib -lmlx -Wl,-rpath,$ORIGIN/../.deps/mlx/mlx/lib -Wl,-rpath,${SRCDIR}/../.deps/mlx/mlx/lib -lstdc++
 #include <stdlib.h>
 #include "shim.h"
 */

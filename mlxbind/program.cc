@@ -3,6 +3,7 @@
 // mlx::core::compile (fuse).
 #include <atomic>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "mlx/compile_impl.h"
@@ -52,37 +53,64 @@ struct emily_program_s {
   std::vector<int64_t> attrs;
   std::vector<int64_t> outputs;
   std::map<int, emily::Fused> fused;  // by stream index
+  int64_t n_slots = 0;  // results of all instructions, in order
+  // release[k] lists the value slots whose last use is instruction k: build drops them right after it, so that when MLX evaluates the
+  // graph each intermediate is referenced by its consumer alone and MLX can
+  // donate its buffer to that consumer, as it does for MLX Python, where
+  // `x = f(x)` drops the old x. Results the program outputs are never
+  // listed. Filled once by plan_release.
+  std::vector<std::vector<int32_t>> release;
+
+  void plan_release() {
+    std::vector<int64_t> last(n_slots, -1);
+    for (size_t k = 0; k < instrs.size(); ++k) {
+      for (int j = 0; j < instrs[k].n_in; ++j) {
+        int64_t ref = refs[instrs[k].in_off + j];
+        if ((ref >> emily::kKindShift) == emily::kInstr) last[ref & emily::kIndexMask] = k;
+      }
+    }
+    for (int64_t ref : outputs) {
+      if ((ref >> emily::kKindShift) == emily::kInstr) last[ref & emily::kIndexMask] = -1;
+    }
+    release.assign(instrs.size(), {});
+    for (int64_t i = 0; i < n_slots; ++i) {
+      if (last[i] >= 0) release[last[i]].push_back(static_cast<int32_t>(i));
+    }
+  }
 
   // resolve reads an operand; refs were validated and instruction refs
   // turned into flat slot numbers at construction.
   const mx::array& resolve(int64_t ref, const std::vector<mx::array>& inputs,
-                           const std::vector<mx::array>& slots) const {
+                           const std::vector<std::optional<mx::array>>& slots) const {
     int64_t idx = ref & emily::kIndexMask;
     switch (ref >> emily::kKindShift) {
       case emily::kInput: return inputs[idx];
       case emily::kConst: return consts[idx];
-      default: return slots[idx];
+      default: return *slots[idx];
     }
   }
 
   // build rebuilds the MLX graph from the instructions: no checks, no eval.
   std::vector<mx::array> build(const std::vector<mx::array>& inputs,
                                mx::Stream s) const {
-    std::vector<mx::array> slots;
-    slots.reserve(instrs.size());
+    std::vector<std::optional<mx::array>> slots;
+    slots.reserve(n_slots);
     std::vector<mx::array> in;
-    for (const auto& ins : instrs) {
+    for (size_t k = 0; k < instrs.size(); ++k) {
+      const auto& ins = instrs[k];
       in.clear();
-      for (int k = 0; k < ins.n_in; ++k) {
-        in.push_back(resolve(refs[ins.in_off + k], inputs, slots));
+      for (int j = 0; j < ins.n_in; ++j) {
+        in.push_back(resolve(refs[ins.in_off + j], inputs, slots));
       }
       emily::OpArgs args{in, attrs.data() + ins.attr_off, ins.n_attrs, s};
       if (ins.n_out == 1) {
-        slots.push_back(std::move(emily::apply_op(ins.opcode, args)[0]));
+        slots.emplace_back(std::move(emily::apply_op(ins.opcode, args)[0]));
       } else {
-        for (auto& r : emily::apply_op(ins.opcode, args)) slots.push_back(std::move(r));
+        for (auto& r : emily::apply_op(ins.opcode, args)) slots.emplace_back(std::move(r));
       }
+      for (int32_t dead : release[k]) slots[dead].reset();
     }
+    in.clear();
     std::vector<mx::array> outs;
     outs.reserve(outputs.size());
     for (int64_t ref : outputs) outs.push_back(resolve(ref, inputs, slots));
@@ -190,6 +218,8 @@ int emily_program_new(emily_program* out, int n_inputs, const emily_array* const
       p->outputs.push_back(emily::check_ref(outputs[i], n_inputs, n_consts, p->instrs, base,
                                             "output " + std::to_string(i)));
     }
+    p->n_slots = n_slots;
+    p->plan_release();
     *out = p.release();
   });
 }

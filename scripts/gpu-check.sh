@@ -1,33 +1,50 @@
 #!/usr/bin/env bash
-# gpu-check.sh: runs the prebuilt test binaries, the REPL and the bench on a
-# CUDA machine against the mlx-cuda-13 wheel. Used on the H200 device
-# machine, where there is no Go: build here with
-#   go test -c -o .gpu/emily.test . (and mlxbind, compiler), go build bench and emily-repl,
-# gzip them into .gpu/, split the wheel into .gpu/wheel.part.*, carry those.
-# Writes logs to $OUT (or ./gpu-out).
+# gpu-check.sh: on a CUDA machine with no Go toolchain and no network,
+# installs MLX through scripts/install-mlx.sh (which picks mlx-cuda-13 there
+# by itself) from the wheels scripts/gpu-pack.sh prepared, then runs every
+# prebuilt Go test binary, the REPL, the C++ control experiment and the
+# bench (with MLX's Python API and NumPy beside it). No LD_LIBRARY_PATH: the
+# binaries find libmlx.so by rpath, libmlx.so finds CUDA by its own.
+#
+# Here:   scripts/gpu-pack.sh .gpu        (builds .gpu/p1, .gpu/p2, ...)
+# There:  one call per part, back to back, each carrying .gpu/pN and running
+#           mkdir -p /tmp/emily && cp .gpu/pN/part.* /tmp/emily/
+#         and the last one going on with
+#           cd /tmp/emily && cat part.* | tar -x && bash pack/src/scripts/gpu-check.sh
+# Logs and the bench's JSON go to $OUT (or ./gpu-out).
 set -uo pipefail
-out="${OUT:-gpu-out}"
-mkdir -p "$out" /tmp/emily
-work=/tmp/emily
-nvidia=/opt/torch/.venv/lib/python3.12/site-packages/nvidia
+out="${OUT:-$PWD/gpu-out}"
+mkdir -p "$out"
+pack="$(cd "$(dirname "$0")/../.." && pwd)"   # holds src/ and wheels/
+# CUDA 13 libraries already on the machine (its PyTorch's), linked rather
+# than installed: nothing can be downloaded there.
+export MLX_NVIDIA_DIR="${MLX_NVIDIA_DIR:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia}"
+export EMILY_MEMORY_LIMIT="${EMILY_MEMORY_LIMIT:-16G}"
 
-if [[ ! -f $work/site/mlx/lib/libmlx.so ]]; then
-  # The wheel is over the 64 MiB carry limit: its parts arrive in two calls.
-  cp .gpu/wheel.part.* $work/ 2>/dev/null
-  cat $work/wheel.part.* > $work/mlx.whl
-  python3 -m zipfile -e $work/mlx.whl $work/site
-  ln -sfn $nvidia $work/site/nvidia
-fi
-for f in .gpu/*.gz; do gunzip -c "$f" > "$work/$(basename "${f%.gz}")"; chmod +x "$work/$(basename "${f%.gz}")"; done
-export LD_LIBRARY_PATH=$work/site/mlx/lib:$nvidia/cu13/lib:$nvidia/cudnn/lib:$nvidia/nccl/lib
-export EMILY_MEMORY_LIMIT=16G
-cd $work
-nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv | tee "$out/gpu.txt"
-./emily-repl version | tee -a "$out/gpu.txt"
-for t in mlxbind emily compiler; do
-  echo "== $t.test" | tee -a "$out/tests.log"
-  ./$t.test -test.v 2>&1 | tail -n 60 | tee -a "$out/tests.log"
-done
-printf 'x := emily.Arange(6).Reshape(2, 3)\nfunc f(a *emily.Tensor) *emily.Tensor {\n\treturn emily.Exp(emily.Mul(a, emily.Scalar(0.5)))\n}\n%%jit f\nf(x)\nx.Device()\n%%jit fuse=true f\nf(x)\n%%ir f\n' \
-  | ./emily-repl 2>&1 | tee "$out/repl.log"
-./bench 2>&1 | tee "$out/bench-gpu.log"
+cd "$pack/src"
+for f in bin/*.gz; do gunzip -f "$f"; done
+chmod +x bin/*
+
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv
+  command -v cc >/dev/null || echo "no C compiler: the BLAS shim needs one; keeping the reference BLAS"
+} 2>&1 | tee "$out/gpu.txt"
+command -v cc >/dev/null || export MLX_BLAS=reference
+MLX_WHEELHOUSE="$pack/wheels" scripts/install-mlx.sh 2>&1 | tee -a "$out/gpu.txt"
+python3 -m zipfile -e "$pack"/wheels/mlx-*-cp312-*.whl .deps/mlx/
+readelf -d bin/emily-repl | grep -E 'RUNPATH|RPATH' | tee -a "$out/gpu.txt"
+./bin/emily-repl version 2>&1 | tee -a "$out/gpu.txt"
+
+fail=0
+# Each test binary runs in its package's folder, as `go test` runs it.
+while read -r name dir; do
+  echo "== $name ($dir)" | tee -a "$out/tests.log"
+  (cd "$dir" && timeout 300 "$pack/src/bin/$name.test" 2>&1) | tail -n 25 | tee -a "$out/tests.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
+done <bin/tests.txt
+printf 'x := emily.Arange(6).Reshape(2, 3).Astype(emily.Float32)\nfunc f(a *emily.Tensor) *emily.Tensor {\n\treturn emily.Exp(emily.Mul(a, emily.Scalar(0.5)))\n}\n%%jit f\nf(x)\nx.Device()\n%%jit fuse=true f\nf(x)\n%%ir f\n' \
+  | ./bin/emily-repl 2>&1 | tee "$out/repl.log"
+./bin/chain gpu 1048576 50 2>&1 | tee "$out/control.log"
+./bin/chain gpu 1024 200 2>&1 | tee -a "$out/control.log"
+./bin/bench -python python3 -json "$out/bench.json" 2>&1 | tee "$out/bench-gpu.log"
+echo "tests: $([[ $fail == 0 ]] && echo all passed || echo FAILURES)"

@@ -1,7 +1,8 @@
-"""NumPy references for spec rows that NumPy has no single function for.
+"""NumPy reference functions for ops whose NumPy form is more than one
+expression (the spec's NumPy strings may call these by name: HELPERS).
 
 The differential harness (tests/test_ops_numpy.py) evaluates each row's
-NumPy expression with these names in scope. Each function follows MLX's
+NumPy expression with HELPERS in scope. Each function follows MLX's
 semantics and layout (channels-last convolutions and pooling, MLX's RoPE
 frequencies, bottom-right causal masks), written as plainly as possible so
 it is an independent oracle, not a copy of MLX's algorithm: convolutions
@@ -13,11 +14,6 @@ import math
 
 import numpy as np
 
-__all__ = [
-    "norm_ref", "softmax_ref", "log_softmax_ref", "layer_norm_ref", "rms_norm_ref", "rope_ref",
-    "sdpa_ref", "conv_ref", "conv_transpose_ref", "max_pool_ref", "avg_pool_ref", "gelu_ref",
-    "gelu_tanh_ref", "key_ref",
-]
 
 
 def _axes(axes, ndim):
@@ -218,3 +214,37 @@ def key_ref(seed):
     """MLX's key(seed): the high and low 32 bits of the 64-bit seed."""
     seed %= 1 << 64
     return np.array([seed >> 32, seed & 0xFFFFFFFF], dtype=np.uint32)
+
+
+def _largest_sign(m, axis):
+    idx = np.expand_dims(np.argmax(np.abs(m), axis=axis), axis)
+    return np.where(np.take_along_axis(m, idx, axis) < 0, -1, 1).astype(m.dtype)
+
+
+def svd_ref(x):
+    """np.linalg.svd with SVD's sign convention: each column of U has its
+    largest-magnitude entry positive, the matching row of Vt flips with it;
+    rows of Vt past min(m, n) get their own largest entry positive."""
+    u, s, vt = np.linalg.svd(x)
+    k = s.shape[-1]
+    su = _largest_sign(u, -2)
+    flip = np.swapaxes(su, -1, -2)[..., :k, :]
+    if vt.shape[-1] > k:
+        flip = np.concatenate([flip, _largest_sign(vt, -1)[..., k:, :]], axis=-2)
+    return u * su, s, vt * flip
+
+
+def eigh_ref(x):
+    """np.linalg.eigh with each eigenvector's largest-magnitude entry positive."""
+    w, v = np.linalg.eigh(x)
+    return w, v * _largest_sign(v, -2)
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+HELPERS = {
+    "sigmoid": sigmoid,
+    **{name: fn for name, fn in list(globals().items()) if name.endswith("_ref")},
+}

