@@ -497,10 +497,14 @@ func QR(x *Tensor) (*Tensor, *Tensor) {
 
 // SVD factors x (…, m, n) into U (…, m, m), the singular values S (…,
 // min(m, n)) in descending order and Vᵀ (…, n, n), with x = U diag(S)
-// Vᵀ. Singular vectors are unique only up to sign.
+// Vᵀ. Singular vectors are unique only up to sign; SVD fixes the sign so
+// that each column of U has its largest-magnitude entry positive (and flips
+// the matching row of Vᵀ; rows of Vᵀ beyond min(m, n) likewise by their
+// own largest entry), so the result is reproducible and comparable with
+// NumPy.
 //
-// NumPy: np.linalg.svd(x). MLX: mx.linalg.svd. Runs on the CPU (MLX has no
-// GPU kernel).
+// NumPy: svd_ref(x). MLX: mx.linalg.svd (signs fixed). Runs on the CPU (MLX
+// has no GPU kernel).
 func SVD(x *Tensor) (*Tensor, *Tensor, *Tensor) {
 	var at ir.Attrs
 	r := applyMulti("SVD", ir.Svd, at, x)
@@ -519,10 +523,11 @@ func SingularValues(x *Tensor) *Tensor {
 
 // Eigh is the eigenvalues (ascending) and eigenvectors (columns) of the
 // symmetric matrices x; only x's lower triangle is read. Eigenvectors are
-// unique only up to sign.
+// unique only up to sign: Eigh makes each one's largest-magnitude entry
+// positive.
 //
-// NumPy: np.linalg.eigh(x). MLX: mx.linalg.eigh. Runs on the CPU (MLX has
-// no GPU kernel).
+// NumPy: eigh_ref(x). MLX: mx.linalg.eigh (signs fixed). Runs on the CPU
+// (MLX has no GPU kernel).
 func Eigh(x *Tensor) (*Tensor, *Tensor) {
 	var at ir.Attrs
 	r := applyMulti("Eigh", ir.Eigh, at, x)

@@ -113,7 +113,7 @@ std::vector<mx::array> op_qr(const OpArgs& args) {
 std::vector<mx::array> op_svd(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::linalg::svd(x, true, cpu_stream()));
+  return outputs(svd_signed(x));
 }
 
 // SingularValues
@@ -127,7 +127,7 @@ std::vector<mx::array> op_svdvals(const OpArgs& args) {
 std::vector<mx::array> op_eigh(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::linalg::eigh(x, "L", cpu_stream()));
+  return outputs(eigh_signed(x));
 }
 
 // Eigvalsh

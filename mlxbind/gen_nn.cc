@@ -19,7 +19,7 @@ std::vector<mx::array> op_log_softmax(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(mx::subtract(x, mx::logsumexp(x, axes_or_all(x, axes), true, s), s));
+  return outputs(x.size() == 0 ? x : mx::subtract(x, mx::logsumexp(x, axes_or_all(x, axes), true, s), s));
 }
 
 // LayerNorm

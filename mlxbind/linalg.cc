@@ -36,9 +36,15 @@ mx::array linalg_norm(const mx::array& x, bool use_ord, double ord, const std::v
   if (!axes.empty()) ax = axes;
   if (!use_ord) return mx::linalg::norm(x, ax, keepdims, s);
   bool matrix = axes.size() == 2 || (axes.empty() && x.ndim() == 2);
-  // Matrix orders ±2 are singular values: MLX's SVD runs on the CPU only.
-  mx::Stream st = matrix && std::abs(ord) == 2 ? cpu_stream() : s;
-  return mx::linalg::norm(x, ord, ax, keepdims, st);
+  // Matrix orders ±2 are singular values: MLX's SVD runs on the CPU only,
+  // in float32 or float64 (a half-precision x goes through float32).
+  if (matrix && std::abs(ord) == 2) {
+    auto cpu = cpu_stream();
+    bool half = x.dtype() == mx::float16 || x.dtype() == mx::bfloat16;
+    auto n = mx::linalg::norm(half ? mx::astype(x, mx::float32, cpu) : x, ord, ax, keepdims, cpu);
+    return half ? mx::astype(n, x.dtype(), cpu) : n;
+  }
+  return mx::linalg::norm(x, ord, ax, keepdims, s);
 }
 
 namespace {

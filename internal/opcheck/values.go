@@ -1,8 +1,8 @@
 package opcheck
 
 import (
-	"fmt"
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
 	"math"
 
