@@ -700,7 +700,7 @@ func (t *Tensor) TraceWith(offset int, axis1 int, axis2 int) *Tensor {
 	return TraceWith(t, offset, axis1, axis2)
 }
 
-// Neural networks.
+// Neural networks (channels-last, as MLX: x is (N, L, C), (N, H, W, C) or (N, D, H, W, C); a convolution weight is (C_out, K…, C_in/groups)).
 
 // Softmax is exp(x) / sum(exp(x)) over axes (all when none), computed
 // stably; MLX's fused kernel on the GPU.
