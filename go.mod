@@ -17,4 +17,7 @@ require (
 	golang.org/x/text v0.15.0 // indirect
 )
 
+// A fork of yaegi v0.16.1 with small fixes: third_party/yaegi/PATCHES.md.
+replace github.com/traefik/yaegi => ./third_party/yaegi
+
 replace github.com/go-zeromq/zmq4 => ./third_party/zmq4

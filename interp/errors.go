@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"go/scanner"
-	"go/token"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -57,65 +56,97 @@ func (e *Error) Traceback() []string {
 // Unwrap returns the cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// chunkFile is what the session remembers of each chunk it compiled, to
-// map positions in yaegi's messages back to the cell.
-type chunkFile struct {
-	cell   int
-	code   string      // the cell, magic lines blanked
-	prefix int         // bytes of the file before the cell's text
-	file   *token.File // in yaegi's FileSet
-	m      *posMap
-}
+// Each chunk's source starts with a line directive naming the cell
+// ("/*line cell3:1:1*/", "/*line prog.go:12:1*/"), and every piece of
+// text the session inserts is followed by one that restores the cell's
+// position: yaegi's messages, its panic frames and the runtime errors a
+// program sees all carry the cell's own positions (see Session.compile).
 
-// offset returns the cell offset of line:col in the file.
-func (cf *chunkFile) offset(line, col int) int {
-	if line < 1 || line > cf.file.LineCount() {
-		return len(cf.code)
-	}
-	o := cf.file.Offset(cf.file.LineStart(line)) + col - 1 - cf.prefix
-	if cf.m != nil {
-		o = cf.m.cellOffset(o)
-	}
-	return o
-}
+// labelPos matches a position in yaegi's messages: label:line:column.
+var labelPos = regexp.MustCompile(`([^\s:()"'\[\]]+):(\d+):(\d+)`)
 
-// yaegiPos matches a position in yaegi's messages: the session names the
-// file of each chunk "cellN#K/_.go" (see Session.compile).
-var yaegiPos = regexp.MustCompile(`\b(cell\d+#\d+)/_\.go:(\d+):(\d+)`)
-
-// positions rewrites the session's file positions in msg to cell
-// positions, and returns the first one of the current cell (-1 if none).
+// positions rewrites positions in msg for the user: those of the cell
+// being run lose their label when it has no origin (they are "line:col"),
+// and returns the cell offset of the first one of the current cell (-1 if
+// none), to show its source line.
 func (s *Session) positions(msg string) (string, int) {
 	s.filesMu.Lock()
 	defer s.filesMu.Unlock()
 	first := -1
-	out := yaegiPos.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := yaegiPos.FindStringSubmatch(m)
-		cf := s.files[sub[1]]
-		if cf == nil {
+	out := labelPos.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := labelPos.FindStringSubmatch(m)
+		if sub[1] != s.label() {
 			return m
 		}
 		line, _ := strconv.Atoi(sub[2])
 		col, _ := strconv.Atoi(sub[3])
-		o := cf.offset(line, col)
-		l, c := lineCol(cf.code, o)
-		if cf.cell == s.cellNum {
-			if first < 0 {
-				first = o
-			}
-			return fmt.Sprintf("%d:%d", l, c)
+		if o, ok := offsetOf(s.code, line-s.origin.line()+1, col); ok && first < 0 {
+			first = o
 		}
-		return fmt.Sprintf("cell%d:%d:%d", cf.cell, l, c)
+		if s.origin.Name == "" {
+			return sub[2] + ":" + sub[3]
+		}
+		return m
 	})
 	return out, first
 }
 
-// sourceLines shows the line of code at offset o with a caret under it.
-func sourceLines(code string, o int) []string {
+// label names the cell being run in positions: its origin, else "cellN".
+// The caller holds filesMu.
+func (s *Session) label() string {
+	if s.origin.Name != "" {
+		return s.origin.Name
+	}
+	return fmt.Sprintf("cell%d", s.cellNum)
+}
+
+// offsetOf returns the offset of 1-based line:col in code.
+func offsetOf(code string, line, col int) (int, bool) {
+	o := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(code[o:], '\n')
+		if i < 0 {
+			return 0, false
+		}
+		o += i + 1
+	}
+	if line < 1 || o+col-1 > len(code) || col < 1 {
+		return 0, false
+	}
+	return o + col - 1, true
+}
+
+// cellPos names offset o of a cell: "FILE:line:col" when the cell has an
+// origin, else "line:col" in the cell being run and "cellN:line:col" in
+// an earlier one. The caller holds filesMu.
+func (s *Session) cellPos(cell int, origin Origin, code string, o int) string {
+	l, c := lineCol(code, o)
+	switch {
+	case origin.Name != "":
+		return fmt.Sprintf("%s:%d:%d", origin.Name, l+origin.line()-1, c)
+	case cell == s.cellNum:
+		return fmt.Sprintf("%d:%d", l, c)
+	}
+	return fmt.Sprintf("cell%d:%d:%d", cell, l, c)
+}
+
+// errorAt reports a compile error that the session found itself, at
+// offset o of the cell being run.
+func (s *Session) errorAt(code string, o int, msg string) *Error {
+	s.filesMu.Lock()
+	pos, origin := s.cellPos(s.cellNum, s.origin, code, o), s.origin
+	s.filesMu.Unlock()
+	return &Error{Name: CompileError, Msg: pos + ": " + msg, Source: sourceLines(code, o, origin.line())}
+}
+
+// sourceLines shows the line of code at offset o with a caret under it,
+// numbered from firstLine for the cell's first line.
+func sourceLines(code string, o, firstLine int) []string {
 	if o < 0 || o > len(code) {
 		return nil
 	}
-	line, col := lineCol(code, o)
+	line, _ := lineCol(code, o)
+	line += firstLine - 1
 	start := strings.LastIndexByte(code[:o], '\n') + 1
 	end := strings.IndexByte(code[o:], '\n')
 	if end < 0 {
@@ -124,7 +155,7 @@ func sourceLines(code string, o int) []string {
 		end += o
 	}
 	text := strings.ReplaceAll(code[start:end], "\t", "    ")
-	pad := strings.ReplaceAll(code[start:start+col-1], "\t", "    ")
+	pad := strings.ReplaceAll(code[start:o], "\t", "    ")
 	num := strconv.Itoa(line)
 	return []string{
 		fmt.Sprintf("  %s | %s", num, text),
@@ -140,6 +171,8 @@ var yaegiMessages = []struct {
 	// A panic of yaegi's compiler that wraps an ordinary compile error.
 	{regexp.MustCompile(`^yaegi cannot compile this: \S+: CFG post-order panic: `), ""},
 	{regexp.MustCompile(`incomplete type (\w+)$`), "undefined: $1"},
+	// yaegi keys imports by name and file ("fmt/_.go" for the session's).
+	{regexp.MustCompile(`(\w+)/_\.go redeclared in this block`), "$1 redeclared in this block"},
 	{regexp.MustCompile(`constant definition loop$`), "constant definition loop (is a name undefined?)"},
 	{regexp.MustCompile(`^yaegi cannot compile this: nil type$`), "yaegi cannot compile this: nil type (yaegi v0.16.1 cannot range over an int or a function: use a three-clause for loop)"},
 }
@@ -153,33 +186,34 @@ func clarify(msg string) string {
 
 // compileError reports a chunk that yaegi or go/parser rejected.
 func (s *Session) compileError(err error, code string) *Error {
-	msg, first := s.positions(clarify(err.Error()))
+	msg, first := s.positions(s.explainImport(clarify(err.Error())))
 	e := &Error{Name: CompileError, Msg: msg, Err: err}
 	if first >= 0 {
-		e.Source = sourceLines(code, first)
+		e.Source = sourceLines(code, first, s.origin.line())
 	}
 	return e
 }
 
 // parseError reports a syntax error found before the chunk went to yaegi:
 // positions are file offsets of a source with prefix bytes before the cell.
-func parseError(err error, code string, prefix int) *Error {
+func (s *Session) parseError(err error, code string, prefix int) *Error {
 	var list scanner.ErrorList
 	if !errors.As(err, &list) || len(list) == 0 {
 		return &Error{Name: CompileError, Msg: err.Error(), Err: err}
 	}
 	first := list[0]
 	o := min(max(first.Pos.Offset-prefix, 0), len(code))
-	line, col := lineCol(code, o)
-	msg := fmt.Sprintf("%d:%d: %s", line, col, first.Msg)
-	if strings.HasPrefix(strings.TrimSpace(code[o-col+1:]), "%") {
-		msg = fmt.Sprintf("%d:%d: a %%magic line must be at the top of the cell, before any Go code", line, col)
+	msg := first.Msg
+	if strings.HasPrefix(strings.TrimSpace(code[strings.LastIndexByte(code[:o], '\n')+1:]), "%") {
+		msg = "a %magic line must be at the top of the cell, before any Go code"
 		list = list[:1]
 	}
 	if len(list) > 1 {
 		msg += fmt.Sprintf(" (and %d more errors)", len(list)-1)
 	}
-	return &Error{Name: CompileError, Msg: msg, Source: sourceLines(code, o), Err: err}
+	e := s.errorAt(code, o, msg)
+	e.Err = err
+	return e
 }
 
 // runtimeError reports a panic of the cell, with the interpreted frames
@@ -212,7 +246,7 @@ func (s *Session) runtimeError(p interp.Panic, frames []frame, code string) *Err
 		e.Frames = append(e.Frames, pos+" in "+funcLabel(f.fn))
 	}
 	if first >= 0 {
-		e.Source = sourceLines(code, first)
+		e.Source = sourceLines(code, first, s.origin.line())
 	}
 	return e
 }

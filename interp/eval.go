@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -16,7 +17,21 @@ import (
 // value of its final expression.
 func (s *Session) runCode(ctx context.Context, code string, units []unit) (Result, error) {
 	var res Result
-	for _, c := range groupChunks(units, func(u unit) bool { return isExprUnit(code, u) }) {
+	chunks, err := planChunks(code, units, func(u unit) bool { return isExprUnit(code, u) })
+	if err != nil {
+		var ce *cellError
+		if errors.As(err, &ce) {
+			msg := ce.msg
+			if ce.prev >= 0 {
+				s.filesMu.Lock()
+				msg += "\n\tprevious declaration at " + s.cellPos(s.cellNum, s.origin, code, ce.prev)
+				s.filesMu.Unlock()
+			}
+			return Result{}, s.errorAt(code, ce.off, msg)
+		}
+		return Result{}, err
+	}
+	for _, c := range chunks {
 		r, err := s.runChunk(ctx, code, c)
 		if err != nil {
 			return Result{}, err
@@ -31,19 +46,18 @@ func (s *Session) runCode(ctx context.Context, code string, units []unit) (Resul
 // runChunk parses a chunk, rewrites it (interrupt checks, goroutine
 // recovers, Show around the final expression), compiles and runs it.
 func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, error) {
-	src, prefix := chunkSource(c.kind, code, c.lo, code[c.lo:c.hi])
+	text := c.text(code)
+	src, prefix := chunkSource(c.kind, text)
 	fset := token.NewFileSet()
 	p, err := parseSource(fset, "", c.kind, src)
 	if err != nil {
-		return Result{}, parseError(err, code, prefix)
+		return Result{}, s.parseError(err, code, prefix)
 	}
 	off := func(pos token.Pos) int { return fset.File(pos).Offset(pos) - prefix }
 	// yaegi reports some undefined names as "constant definition loop",
 	// and a failed compile leaves them half-declared: check first.
 	if id := s.undefinedName(p); id != nil {
-		o := off(id.Pos())
-		line, col := lineCol(code, o)
-		return Result{}, &Error{Name: CompileError, Msg: fmt.Sprintf("%d:%d: undefined: %s", line, col, id.Name), Source: sourceLines(code, o)}
+		return Result{}, s.errorAt(code, off(id.Pos()), "undefined: "+id.Name)
 	}
 	var show ast.Expr
 	if c.show {
@@ -53,7 +67,7 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 	}
 	goSeq := s.goSeq
 	rewrite := func(show ast.Expr) *rewriter {
-		r := &rewriter{src: code}
+		r := &rewriter{src: text}
 		seq := goSeq
 		rewriteChunk(r, p, off, &seq)
 		s.goSeq = seq
@@ -64,12 +78,12 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 		r.sortEdits()
 		return r
 	}
-	prog, err := s.compile(code, c, rewrite(show))
+	prog, err := s.compile(code, c.kind, rewrite(show))
 	if err != nil && show != nil {
 		// The expression has no single value to pass to Show (a call of
 		// a function without results, say): run it as a plain statement.
 		show = nil
-		prog, err = s.compile(code, c, rewrite(nil))
+		prog, err = s.compile(code, c.kind, rewrite(nil))
 	}
 	if err != nil {
 		return Result{}, err
@@ -90,33 +104,27 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 	return makeResult(vs), nil
 }
 
-// compile renders the rewritten chunk, parses it into yaegi's file set
-// under a name of its own (so positions in messages can be mapped back to
-// this cell, even from later cells), and compiles it. The name ends in
-// "/_.go" because yaegi keys imports by the base name of the file: all
-// chunks must share it to see the session's imports.
-func (s *Session) compile(code string, c chunk, r *rewriter) (*interp.Program, error) {
-	m := &posMap{}
-	m.add(0, 0, true) // the blanked cell before the chunk
-	text := r.render(c.lo, c.hi, m, c.lo)
-	src, prefix := chunkSource(c.kind, code, c.lo, text)
-
+// compile renders the rewritten chunk with line directives that give
+// every original byte its position in the cell (see positions), parses it
+// into yaegi's file set and compiles it. The file is named "_.go" because
+// yaegi keys imports by the base name of the file: all chunks must share
+// it to see the session's imports (patch 6 keeps directives out of that).
+func (s *Session) compile(code string, kind chunkKind, r *rewriter) (*interp.Program, error) {
 	s.filesMu.Lock()
-	s.fileSeq++
-	name := fmt.Sprintf("cell%d#%d/_.go", s.cellNum, s.fileSeq)
-	cf := &chunkFile{cell: s.cellNum, code: code, prefix: prefix, m: m}
+	s.code = code
+	label, first := s.label(), s.origin.line()
 	s.filesMu.Unlock()
-
-	p, err := parseSource(s.yi.FileSet(), name, c.kind, src)
+	directive := func(o int) string {
+		l, c := lineCol(code, o)
+		return fmt.Sprintf("/*line %s:%d:%d*/", label, l+first-1, c)
+	}
+	r.directive = directive
+	src, _ := chunkSource(kind, directive(0)+r.render(0, len(r.src)))
+	p, err := parseSource(s.yi.FileSet(), "_.go", kind, src)
 	if err != nil {
 		// The rewrite broke the syntax: a bug, but report it in cell terms.
 		return nil, &Error{Name: CompileError, Msg: "internal error: rewritten cell does not parse: " + err.Error(), Err: err}
 	}
-	cf.file = s.yi.FileSet().File(p.node().Pos())
-	s.filesMu.Lock()
-	s.files[strings.TrimSuffix(name, "/_.go")] = cf
-	s.filesMu.Unlock()
-
 	prog, err := compileAST(s.yi, p.node())
 	if err != nil {
 		return nil, s.compileError(err, code)
@@ -147,6 +155,16 @@ func (s *Session) undefinedName(p parsed) *ast.Ident {
 			if id, ok := kv.Key.(*ast.Ident); ok {
 				keys[id] = true
 			}
+		}
+		// yaegi reports an undefined receiver type itself, at the
+		// method (as plain yaegi does), and leaves nothing half-declared.
+		if fd, ok := n.(*ast.FuncDecl); ok && fd.Recv != nil {
+			ast.Inspect(fd.Recv, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					keys[id] = true
+				}
+				return true
+			})
 		}
 		return true
 	})

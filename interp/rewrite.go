@@ -19,14 +19,14 @@ const (
 
 const parseMode = parser.DeclarationErrors | parser.ParseComments
 
-// chunkSource returns the text to parse for chunk c of code, whose part
-// for the chunk is text (the chunk's bytes, possibly rewritten): the cell
-// before the chunk is blanked, so positions are the cell's.
-func chunkSource(kind chunkKind, code string, lo int, text string) (src string, prefix int) {
+// chunkSource returns the text to parse for a chunk whose cell text (the
+// cell with everything outside the chunk blanked, possibly rewritten) is
+// text: positions in it are the cell's, after prefix bytes.
+func chunkSource(kind chunkKind, text string) (src string, prefix int) {
 	if kind == declChunk {
-		return declPrefix + blank(code[:lo]) + text, len(declPrefix)
+		return declPrefix + text, len(declPrefix)
 	}
-	return stmtPrefix + blank(code[:lo]) + text + stmtSuffix, len(stmtPrefix)
+	return stmtPrefix + text + stmtSuffix, len(stmtPrefix)
 }
 
 // parsed is a chunk's syntax tree: a file for declarations, a block for
@@ -58,7 +58,7 @@ func parseSource(fset *token.FileSet, name string, kind chunkKind, src string) (
 
 // isExprUnit reports whether unit u of code is an expression statement.
 func isExprUnit(code string, u unit) bool {
-	src, _ := chunkSource(stmtChunk, code, u.lo, code[u.lo:u.hi])
+	src, _ := chunkSource(stmtChunk, maskUnits(code, []unit{u}))
 	p, err := parseSource(token.NewFileSet(), "", stmtChunk, src)
 	if err != nil || len(p.body.List) != 1 {
 		return false

@@ -22,6 +22,8 @@ import (
 	"github.com/emily-go/emily/interp/symbols"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/syscall"
+	"github.com/traefik/yaegi/stdlib/unsafe"
 )
 
 // Options configure a Session. The zero value is ready to use.
@@ -42,6 +44,9 @@ type Options struct {
 	// Unrestricted gives interpreted code the real os.Exit, os/exec and
 	// environment instead of yaegi's sandboxed ones.
 	Unrestricted bool
+	// Args is what interpreted code sees as os.Args. Default: the
+	// process's os.Args.
+	Args []string
 	// InterruptGrace is how long an interrupt waits for interpreted loops
 	// to stop by themselves before yaegi is stopped (needed when the cell
 	// is blocked in a compiled call or a channel operation). Default 500ms.
@@ -61,12 +66,15 @@ type Session struct {
 	frames *frameFilter
 	grace  time.Duration
 
-	filesMu sync.Mutex            // goroutine panics map positions while a cell runs
-	cellNum int                   // Execute calls so far
-	fileSeq int                   // files compiled so far
-	files   map[string]*chunkFile // by file name, to map positions back to cells
-	goSeq   int                   // go statements rewritten so far
-	pending uint64                // goroutine of an execution stopped while in a compiled call
+	filesMu sync.Mutex // goroutine panics map positions while a cell runs
+	cellNum int        // Execute calls so far
+	origin  Origin     // of the cell being run
+	code    string     // the cell being run, magic lines blanked
+	goSeq   int        // go statements rewritten so far
+	pending uint64     // goroutine of an execution stopped while in a compiled call
+
+	gopath     string   // where imports of Go source are looked up
+	importable []string // import paths of the built-in packages
 
 	executing   atomic.Bool
 	unsubscribe func()
@@ -84,7 +92,6 @@ func New(opts Options) (*Session, error) {
 		stdout: newSwitchWriter(orWriter(opts.Stdout, os.Stdout)),
 		stderr: newSwitchWriter(orWriter(opts.Stderr, os.Stderr)),
 		grace:  opts.InterruptGrace,
-		files:  map[string]*chunkFile{},
 		jits:   map[string]*jitEntry{},
 	}
 	if s.grace <= 0 {
@@ -107,17 +114,21 @@ func New(opts Options) (*Session, error) {
 		Env:          env,
 		GoPath:       gopath,
 		Unrestricted: opts.Unrestricted,
+		Args:         opts.Args,
+		// A session's main is an ordinary function: yaegi would run it
+		// after every later cell (script mode calls it once at the end).
+		NoAutoMain: true,
 	})
 	// yaegi binds os.Stdout/os.Stderr to the session's writers only when
 	// they are *os.File; bind them as io.Writer so that
 	// fmt.Fprintln(os.Stdout, …) reaches the cell's output too.
 	var out, errOut io.Writer = s.stdout, s.stderr
-	for _, syms := range []interp.Exports{
-		stdlib.Symbols,
-		symbols.Symbols,
+	builtin := []interp.Exports{stdlib.Symbols, unsafe.Symbols, syscall.Symbols, interp.Symbols, symbols.Symbols}
+	s.gopath, s.importable = gopath, importablePaths(builtin...)
+	for _, syms := range append(builtin,
 		s.rt.exports(),
-		{"os/os": {"Stdout": reflect.ValueOf(&out).Elem(), "Stderr": reflect.ValueOf(&errOut).Elem()}},
-	} {
+		interp.Exports{"os/os": {"Stdout": reflect.ValueOf(&out).Elem(), "Stderr": reflect.ValueOf(&errOut).Elem()}},
+	) {
 		if err := s.yi.Use(syms); err != nil {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
@@ -174,10 +185,30 @@ type Result struct {
 // did before it failed, and stays usable. Cancelling ctx interrupts the
 // cell.
 func (s *Session) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (Result, error) {
+	return s.ExecuteFrom(ctx, Origin{}, code, stdout, stderr)
+}
+
+// Origin says where a cell's code comes from, for the positions in its
+// messages.
+type Origin struct {
+	// Name labels positions as "Name:line:col": a file name in script
+	// mode, "cellN" for notebook cell N. Empty: "line:col" in the cell
+	// being run, "cellN:line:col" in an earlier one, N counting Execute
+	// calls from 1.
+	Name string
+	// Line is the line of Name where the cell starts (1 when zero).
+	Line int
+}
+
+func (o Origin) line() int { return max(o.Line, 1) }
+
+// ExecuteFrom is Execute for code that comes from origin.
+func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, stdout, stderr io.Writer) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.filesMu.Lock()
 	s.cellNum++
+	s.origin = origin
 	s.filesMu.Unlock()
 	s.stdout.set(stdout)
 	s.stderr.set(stderr)

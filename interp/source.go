@@ -19,39 +19,14 @@ type edit struct {
 	used  bool
 }
 
-// segment maps a run of generated text back to the cell: byte by byte
-// when the run is a copy of the cell (ident), else all of it to cell.
-type segment struct {
-	out, cell int
-	ident     bool
-}
-
-// posMap maps byte offsets in generated text back to offsets in the cell.
-type posMap struct{ segs []segment }
-
-func (m *posMap) add(out, cell int, ident bool) {
-	if m != nil {
-		m.segs = append(m.segs, segment{out, cell, ident})
-	}
-}
-
-// cellOffset returns the cell offset of generated offset o.
-func (m *posMap) cellOffset(o int) int {
-	i := sort.Search(len(m.segs), func(i int) bool { return m.segs[i].out > o }) - 1
-	if i < 0 {
-		return 0
-	}
-	s := m.segs[i]
-	if s.ident {
-		return s.cell + o - s.out
-	}
-	return s.cell
-}
-
 // rewriter renders a range of the cell with its edits applied.
 type rewriter struct {
 	src   string
 	edits []edit
+	// directive, when set, returns a line directive that gives the text
+	// after it the position of cell offset o: render puts one after each
+	// edit, so that the cell's text keeps its positions.
+	directive func(o int) string
 }
 
 func (r *rewriter) add(e edit) { r.edits = append(r.edits, e) }
@@ -71,15 +46,13 @@ func (r *rewriter) sortEdits() {
 	})
 }
 
-// render returns the cell's bytes [lo, hi) with the edits inside applied,
-// recording in m (when non-nil) where each output byte comes from.
+// render returns the cell's bytes [lo, hi) with the edits inside applied.
 // Insertions at hi belong to the range.
-func (r *rewriter) render(lo, hi int, m *posMap, base int) string {
+func (r *rewriter) render(lo, hi int) string {
 	var b strings.Builder
 	cur := lo
 	copyTo := func(to int) {
 		if to > cur {
-			m.add(base+b.Len(), cur, true)
 			b.WriteString(r.src[cur:to])
 		}
 		cur = to
@@ -93,15 +66,17 @@ func (r *rewriter) render(lo, hi int, m *posMap, base int) string {
 		e.used = true
 		text := e.text
 		if e.build != nil {
-			text = e.build(func(lo, hi int) string { return r.render(lo, hi, nil, 0) })
+			text = e.build(r.render)
 		}
 		// Keep the line count of what was replaced, so that later lines
 		// keep their numbers.
 		if lost := strings.Count(r.src[e.lo:e.hi], "\n") - strings.Count(text, "\n"); lost > 0 {
 			text += strings.Repeat("\n", lost)
 		}
-		m.add(base+b.Len(), e.lo, false)
 		b.WriteString(text)
+		if r.directive != nil {
+			b.WriteString(r.directive(e.hi))
+		}
 		cur = e.hi
 	}
 	copyTo(hi)

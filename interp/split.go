@@ -10,9 +10,9 @@ import (
 // yaegi takes either a list of declarations (it adds "package main") or a
 // list of statements (it wraps them in a function body), and fails with
 // "expected declaration" on a mix. The splitter cuts a cell into top-level
-// units at the semicolons (written or automatic) outside brackets, sorts
-// each into a declaration or a statement by its first tokens, and groups
-// runs of the same kind into chunks, evaluated in order.
+// units at the semicolons (written or automatic) outside brackets and
+// sorts each into a declaration or a statement by its first tokens; the
+// planner (plan.go) groups them into chunks, evaluated in order.
 
 type chunkKind int
 
@@ -26,17 +26,38 @@ func (k chunkKind) String() string { return [...]string{"decl", "stmt"}[k] }
 // unit is one top-level declaration or statement: cell bytes [lo, hi).
 type unit struct {
 	lo, hi   int
+	semi     int // offset of the ";" written after the unit, or -1
 	decl     bool
 	isImport bool
+	isPkg    bool   // a package clause
 	funcName string // for "func name(": the function it declares
 }
 
+// chunk is a set of units compiled and run together: the cell's
+// declarations that may come first, or a run of statements.
 type chunk struct {
-	kind   chunkKind
-	lo, hi int
+	kind  chunkKind
+	units []unit // in cell order
 	// show: the chunk ends with the cell's final expression statement,
 	// whose value is the cell's.
 	show bool
+}
+
+// text returns the cell with every byte outside the chunk's units blanked
+// (newlines kept), so that offsets in it are offsets in the cell.
+func (c chunk) text(code string) string {
+	return maskUnits(code, c.units)
+}
+
+func maskUnits(code string, us []unit) string {
+	b := []byte(blank(code))
+	for _, u := range us {
+		copy(b[u.lo:u.hi], code[u.lo:u.hi])
+		if u.semi >= 0 {
+			b[u.semi] = ';'
+		}
+	}
+	return string(b)
 }
 
 // magicLine is a %name line at the top of a cell.
@@ -93,18 +114,20 @@ func splitUnits(code string) []unit {
 	var units []unit
 	var toks []scanTok
 	depth := 0
-	flush := func(end int) {
+	flush := func(end, semi int) {
 		if len(toks) > 0 {
-			units = append(units, classify(toks[0].off, end, toks, code))
+			u := classify(toks[0].off, end, toks, code)
+			u.semi = semi
+			units = append(units, u)
 		}
 		toks = toks[:0]
 	}
 	for {
-		pos, t, _ := s.Scan()
+		pos, t, lit := s.Scan()
 		off := file.Offset(pos)
 		switch t {
 		case token.EOF:
-			flush(len(code))
+			flush(len(code), -1)
 			return units
 		case token.LPAREN, token.LBRACK, token.LBRACE:
 			depth++
@@ -114,7 +137,11 @@ func splitUnits(code string) []unit {
 			}
 		case token.SEMICOLON:
 			if depth == 0 {
-				flush(off)
+				semi := -1
+				if lit == ";" {
+					semi = off
+				}
+				flush(off, semi)
 				continue
 			}
 		}
@@ -130,6 +157,8 @@ func classify(lo, hi int, toks []scanTok, code string) unit {
 	at := func(i int) token.Token { return toks[i].t }
 	n := len(toks)
 	switch at(0) {
+	case token.PACKAGE:
+		u.decl, u.isPkg = true, true
 	case token.IMPORT:
 		u.decl, u.isImport = true, true
 	case token.TYPE, token.VAR, token.CONST:
@@ -169,34 +198,4 @@ func identAt(code string, lo int) string {
 		end = len(rest)
 	}
 	return rest[:end]
-}
-
-// groupChunks groups consecutive units of one kind. Imports must precede
-// other declarations in a Go file, so an import after a declaration starts
-// a new chunk. The last chunk shows its value when isExpr says that the
-// last unit is an expression statement. (It stays in its chunk: each
-// chunk is a separate yaegi run, between which goroutines that the chunk
-// started would race with yaegi growing its global frame.)
-func groupChunks(units []unit, isExpr func(unit) bool) []chunk {
-	var cs []chunk
-	hasNonImport := false
-	for _, u := range units {
-		kind := stmtChunk
-		if u.decl {
-			kind = declChunk
-		}
-		last := len(cs) - 1
-		switch {
-		case last >= 0 && cs[last].kind == kind && !(u.isImport && hasNonImport):
-			cs[last].hi = u.hi
-			hasNonImport = hasNonImport || !u.isImport
-		default:
-			cs = append(cs, chunk{kind: kind, lo: u.lo, hi: u.hi})
-			hasNonImport = !u.isImport
-		}
-	}
-	if n := len(units); n > 0 && !units[n-1].decl && isExpr(units[n-1]) {
-		cs[len(cs)-1].show = true
-	}
-	return cs
 }

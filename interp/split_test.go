@@ -7,43 +7,92 @@ import (
 	"testing"
 )
 
-func TestSplitChunks(t *testing.T) {
+func TestPlanChunks(t *testing.T) {
 	tests := []struct {
 		name string
 		code string
-		want string // kind:text of each chunk
+		want string // kind:units (joined by ";") of each chunk, joined by "|"
 	}{
-		{"statements", "x := 1\ny := 2", "expr? no: stmt:x := 1\ny := 2"},
-		{"final expression", "x := 1\nx + 1", "stmt+show:x := 1\nx + 1"},
-		{"declarations then statements then declarations",
+		{"statements", "x := 1\ny := 2", "stmt:x := 1;y := 2"},
+		{"final expression", "x := 1\nx + 1", "stmt+show:x := 1;x + 1"},
+		{"declarations go first",
 			"func f() {}\ntype T int\nx := 1\nvar y = 2\nconst z = 3\nf()",
-			"decl:func f() {}\ntype T int|stmt:x := 1|decl:var y = 2\nconst z = 3|stmt+show:f()"},
+			"decl:func f() {};type T int;var y = 2;const z = 3|stmt+show:x := 1;f()"},
+		{"forward references", "func a() int { return b() }\nfunc b() int { return 1 }\na()",
+			"decl:func a() int { return b() };func b() int { return 1 }|stmt+show:a()"},
 		{"function literal call is a statement", "func() { println(1) }()\nfunc g() {}",
-			"expr? no: stmt:func() { println(1) }()|decl:func g() {}"},
+			"decl:func g() {}|stmt:func() { println(1) }()"},
 		{"method and generic declarations", "func (p P) M() {}\nfunc G[T any](x T) {}",
-			"decl:func (p P) M() {}\nfunc G[T any](x T) {}"},
+			"decl:func (p P) M() {};func G[T any](x T) {}"},
 		{"function literal with parameters", "func(a int) { println(a) }(3)", "stmt+show:func(a int) { println(a) }(3)"},
-		{"imports after declarations start a chunk", "import \"os\"\nfunc f() {}\nimport \"strings\"",
-			"decl:import \"os\"\nfunc f() {}|decl:import \"strings\""},
-		{"semicolons", "a := 1; func f() {}; a", "stmt:a := 1|decl:func f() {}|stmt+show:a"},
+		{"imports anywhere come first", "import \"os\"\nfunc f() {}\nimport \"strings\"",
+			"decl:import \"os\";import \"strings\"|decl:func f() {}"},
+		{"semicolons", "a := 1; func f() {}; a", "decl:func f() {}|stmt+show:a := 1;a"},
 		{"braces span lines", "if true {\n\tx := 1\n\t_ = x\n}\nfunc f() {\n\treturn\n}",
-			"stmt:if true {\n\tx := 1\n\t_ = x\n}|decl:func f() {\n\treturn\n}"},
+			"decl:func f() {\n\treturn\n}|stmt:if true {\n\tx := 1\n\t_ = x\n}"},
+		{"a declaration using a statement's variable stays in place",
+			"x := 1\nfunc f() int { return x }\nfunc g() int { return f() }\nfunc h() {}\ng()",
+			"decl:func h() {}|stmt:x := 1|decl:func f() int { return x };func g() int { return f() }|stmt+show:g()"},
+		{"package main is dropped", "package main\n\nfunc main() {}", "decl:func main() {}"},
+		{"syntax errors keep the cell's order", "func f() {}\nx := (\nfunc g() {}", "decl:func f() {}|stmt:x := (\nfunc g() {}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			chunks, err := planChunks(tt.code, splitUnits(tt.code), func(u unit) bool { return isExprUnit(tt.code, u) })
+			if err != nil {
+				t.Fatal(err)
+			}
 			var got []string
-			for _, c := range groupChunks(splitUnits(tt.code), func(u unit) bool { return isExprUnit(tt.code, u) }) {
+			for _, c := range chunks {
 				kind := c.kind.String()
 				if c.show {
 					kind += "+show"
 				}
-				got = append(got, fmt.Sprintf("%s:%s", kind, tt.code[c.lo:c.hi]))
+				var us []string
+				for _, u := range c.units {
+					us = append(us, tt.code[u.lo:u.hi])
+				}
+				got = append(got, kind+":"+strings.Join(us, ";"))
 			}
-			want := strings.TrimPrefix(tt.want, "expr? no: ")
-			if strings.Join(got, "|") != want {
-				t.Errorf("chunks\n%q\nwant\n%q", strings.Join(got, "|"), want)
+			if strings.Join(got, "|") != tt.want {
+				t.Errorf("chunks\n%q\nwant\n%q", strings.Join(got, "|"), tt.want)
 			}
 		})
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	tests := map[string]string{
+		"var a = 1\nfunc a() {}":                 "a redeclared in this block (other declaration at 1:5)",
+		"x := 1\nvar x = 2":                      "x redeclared in this block (other declaration at 1:1)",
+		"type T int\nfunc f() {}\ntype T string": "T redeclared in this block (other declaration at 1:6)",
+		"package foo\nx := 1":                    "package foo: a session runs package main",
+		"x := 1\npackage main":                   "a package clause must come first",
+		"import \"time\"\nvar time string":       "2:5: time redeclared in this block (other declaration at 1:8)",
+		"import (\n\t\"time\"\n\t\"time\"\n)":    "3:2: time redeclared in this block (other declaration at 2:2)",
+		"import \"math/rand/v2\"\nrand := 1":     "rand redeclared in this block",
+	}
+	for code, want := range tests {
+		_, err := planChunks(code, splitUnits(code), func(unit) bool { return false })
+		ce, ok := err.(*cellError)
+		if !ok {
+			t.Errorf("%q: got %v, want %q", code, err, want)
+			continue
+		}
+		line, col := lineCol(code, ce.off)
+		got := fmt.Sprintf("%d:%d: %s", line, col, ce.msg)
+		if ce.prev >= 0 {
+			l, c := lineCol(code, ce.prev)
+			got += fmt.Sprintf(" (other declaration at %d:%d)", l, c)
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("%q: got %s, want %q", code, got, want)
+		}
+	}
+	for _, code := range []string{"x, err := f()\ny, err := g()", "func init() {}\nfunc init() {}", "var _ = 1\nvar _ = 2", "import \"fmt\"\nimport f \"fmt\"\nimport _ \"os\"\nimport _ \"io\""} {
+		if _, err := planChunks(code, splitUnits(code), func(unit) bool { return false }); err != nil {
+			t.Errorf("%q: %v", code, err)
+		}
 	}
 }
 
@@ -67,7 +116,7 @@ func TestRewriteGo(t *testing.T) {
 	seq := 0
 	rewriteChunk(r, p, offsetIn(p, len(stmtPrefix)), &seq)
 	r.sortEdits()
-	got := r.render(0, len(code), nil, 0)
+	got := r.render(0, len(code))
 	want := "{ __emily_go0, __emily_go0_0, __emily_go0_2 := f, x, g(y); go func() { " + goRecoverStmt + "__emily_go0(__emily_go0_0, 1, __emily_go0_2...) }() }\n" +
 		"go func(n int) {" + goRecoverStmt + " use(n) }(i)\n" +
 		"{ go func() { " + goRecoverStmt + "println(\"a\") }() }\n" +

@@ -58,7 +58,7 @@ func (k *kernel) handleExecute(m *message) {
 		o, e := k.newStream(m, "stdout"), k.newStream(m, "stderr")
 		stdout, stderr, streams = o, e, []*streamWriter{o, e}
 	}
-	bundle, interrupted, err := k.runCell(req.Code, stdout, stderr)
+	bundle, interrupted, err := k.runCell(req.Code, count, stdout, stderr)
 	for _, s := range streams {
 		s.flush()
 	}
@@ -99,10 +99,11 @@ func (k *kernel) handleExecute(m *message) {
 }
 
 // runCell runs code under a context that interrupt_request and shutdown
-// cancel. A panicking Executor becomes an error reply instead of a dead
-// kernel. interrupted reports whether an interrupt_request hit the cell.
-func (k *kernel) runCell(code string, stdout, stderr io.Writer) (bundle MIMEBundle, interrupted bool, err error) {
-	ctx, cancel := context.WithCancel(k.ctx)
+// cancel, and that carries the cell's execution count. A panicking
+// Executor becomes an error reply instead of a dead kernel. interrupted
+// reports whether an interrupt_request hit the cell.
+func (k *kernel) runCell(code string, count int, stdout, stderr io.Writer) (bundle MIMEBundle, interrupted bool, err error) {
+	ctx, cancel := context.WithCancel(context.WithValue(k.ctx, countKey{}, count))
 	k.cellMu.Lock()
 	k.cellCancel, k.interrupted = cancel, false
 	k.cellMu.Unlock()
@@ -189,4 +190,14 @@ func (e *panicError) ErrorName() string { return "Panic" }
 // Traceback implements ErrorDetail: the message, then the Go stack.
 func (e *panicError) Traceback() []string {
 	return append([]string{e.Error()}, strings.Split(strings.TrimRight(e.stack, "\n"), "\n")...)
+}
+
+type countKey struct{}
+
+// ExecutionCount returns the execution count of the cell whose Execute
+// received ctx (the In[N] the notebook shows), for the Executor to name
+// the cell in messages; ok is false outside the kernel.
+func ExecutionCount(ctx context.Context) (n int, ok bool) {
+	n, ok = ctx.Value(countKey{}).(int)
+	return n, ok
 }

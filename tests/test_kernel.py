@@ -125,3 +125,14 @@ def test_interrupt_stops_a_runaway_cell_and_the_session_survives():
     finally:
         client.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_a_cell_is_a_go_file_and_errors_name_the_cell(kc):
+    # Declarations in any order, an import used in its own cell, package
+    # main accepted, main an ordinary function.
+    content, msgs = run(kc, 'package main\n\nimport "strings"\n\nfunc main() { fmt.Println(up("go")) }\n\nfunc up(s string) string { return strings.ToUpper(s) }\n\nmain()')
+    assert content["status"] == "ok", content
+    assert stdout_of(msgs) == "GO\n"
+    content, msgs = run(kc, "\nvar n int = \"s\"")
+    assert content["status"] == "error"
+    assert f"cell{content['execution_count']}:2:" in content["evalue"], content

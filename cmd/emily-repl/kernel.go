@@ -21,7 +21,13 @@ import (
 type kernelExecutor struct{ s *interp.Session }
 
 func (k kernelExecutor) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (kernel.MIMEBundle, error) {
-	res, err := k.s.Execute(ctx, code, stdout, stderr)
+	// Positions in messages name the cell by its execution count:
+	// "cell5:3:2" is line 3 of In [5].
+	var origin interp.Origin
+	if n, ok := kernel.ExecutionCount(ctx); ok {
+		origin.Name = fmt.Sprintf("cell%d", n)
+	}
+	res, err := k.s.ExecuteFrom(ctx, origin, code, stdout, stderr)
 	if err != nil || !res.Shown {
 		return nil, err
 	}

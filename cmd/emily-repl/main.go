@@ -2,7 +2,7 @@
 // for array computing on MLX, a script runner, and a Jupyter kernel.
 //
 //	emily-repl                      interactive REPL (script mode when stdin is not a terminal)
-//	emily-repl FILE                 run FILE as a script
+//	emily-repl FILE [ARG ...]       run FILE as a script (like go run)
 //	emily-repl kernel -f CONN       run as a Jupyter kernel
 //	emily-repl install [--user|--prefix P]
 //	                                install the "emily" Jupyter kernelspec
@@ -58,7 +58,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	session, err := interp.New(interp.Options{})
+	var opts interp.Options
+	if fs.NArg() > 0 {
+		// Like go run: the script sees its own name and arguments in
+		// os.Args, and the flag package parses them.
+		opts.Args = fs.Args()
+		os.Args = fs.Args()
+	}
+	session, err := interp.New(opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "emily-repl:", err)
 		return 1
@@ -71,19 +78,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer f.Close()
-		return runScript(session, f, stdout, stderr)
+		return runScript(session, fs.Arg(0), f, stdout, stderr)
 	}
 	if isTerminal(os.Stdin) && stdin == os.Stdin {
 		return runREPL(session, stdout, stderr)
 	}
-	return runScript(session, stdin, stdout, stderr)
+	return runScript(session, "stdin", stdin, stdout, stderr)
 }
 
 const usage = `Emily for Go: Go for array computing on MLX.
 
 Usage:
   emily-repl                  start the REPL (runs stdin as a script when it is not a terminal)
-  emily-repl FILE             run FILE as a script; exits non-zero on the first error
+  emily-repl FILE [ARG ...]   run FILE as one cell, then its func main if any, like
+                              go run (os.Args is FILE ARG ...); a %magic line starts
+                              a new cell; exits non-zero on the first error
   emily-repl kernel -f CONN   run as a Jupyter kernel (Jupyter starts this)
   emily-repl install [--user | --prefix DIR]
                               install the "emily" Jupyter kernelspec

@@ -1,51 +1,96 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/emily-go/emily/interp"
 )
 
-// runScript runs Go read from r cell by cell, a cell being the shortest run
-// of lines that IsComplete accepts, as if typed into the REPL. It prints
-// each cell's value and stops with status 1 at the first error.
-func runScript(s *interp.Session, r io.Reader, stdout, stderr io.Writer) int {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	var cell []string
-	line := 0
-	flush := func() int {
-		code := strings.Join(cell, "\n")
-		cell = cell[:0]
-		if strings.TrimSpace(code) == "" {
-			return 0
-		}
-		res, err := s.Execute(context.Background(), code, stdout, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "error in the cell ending at line %d:\n%v\n", line, err)
-			return 1
-		}
-		if res.Shown {
-			fmt.Fprintln(stdout, res.Text)
-		}
-		return 0
-	}
-	for sc.Scan() {
-		line++
-		cell = append(cell, sc.Text())
-		if ok, _ := s.IsComplete(strings.Join(cell, "\n")); ok {
-			if status := flush(); status != 0 {
-				return status
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
+// runScript runs a Go file in the session like a Go file: the whole file
+// is one cell (declarations see each other in any order), except that a
+// %magic line starts a new cell, since magics apply at the top of a cell.
+// A "package main" clause is accepted. The value of each cell's final
+// expression is printed. When the file declares func main, it is called
+// once at the end, like go run. Errors name FILE:line:col; the first one
+// stops the script with status 1.
+func runScript(s *interp.Session, name string, r io.Reader, stdout, stderr io.Writer) int {
+	src, err := io.ReadAll(r)
+	if err != nil {
 		fmt.Fprintln(stderr, "emily-repl: reading input:", err)
 		return 1
 	}
-	return flush()
+	code := string(src)
+	for _, c := range scriptCells(s, code) {
+		if status := runScriptCell(s, interp.Origin{Name: name, Line: c.line}, c.code, stdout, stderr); status != 0 {
+			return status
+		}
+	}
+	if line := mainLine(code); line > 0 {
+		return runScriptCell(s, interp.Origin{Name: name, Line: line}, "main()", stdout, stderr)
+	}
+	return 0
+}
+
+func runScriptCell(s *interp.Session, origin interp.Origin, code string, stdout, stderr io.Writer) int {
+	res, err := s.ExecuteFrom(context.Background(), origin, code, stdout, stderr)
+	if err != nil {
+		var e *interp.Error
+		if errors.As(err, &e) {
+			fmt.Fprintln(stderr, strings.Join(e.Traceback(), "\n"))
+		} else {
+			fmt.Fprintln(stderr, err)
+		}
+		return 1
+	}
+	if res.Shown {
+		fmt.Fprintln(stdout, res.Text)
+	}
+	return 0
+}
+
+type scriptCell struct {
+	code string
+	line int // of the file, where the cell starts
+}
+
+// scriptCells cuts a file into cells at the %magic lines that follow Go
+// code. A line starting with % inside a string or a block continues it.
+func scriptCells(s *interp.Session, code string) []scriptCell {
+	var cells []scriptCell
+	lines := strings.SplitAfter(code, "\n")
+	start, hasGo := 0, false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "%") && hasGo {
+			prev := strings.Join(lines[start:i], "")
+			if ok, _ := s.IsComplete(prev); ok {
+				cells = append(cells, scriptCell{prev, start + 1})
+				start, hasGo = i, false
+				continue
+			}
+		}
+		if t != "" && !strings.HasPrefix(t, "%") {
+			hasGo = true
+		}
+	}
+	if rest := strings.Join(lines[start:], ""); strings.TrimSpace(rest) != "" {
+		cells = append(cells, scriptCell{rest, start + 1})
+	}
+	return cells
+}
+
+var mainDecl = regexp.MustCompile(`(?m)^func\s+main\s*\(\s*\)`)
+
+// mainLine returns the line of the file's func main declaration, or 0.
+func mainLine(code string) int {
+	loc := mainDecl.FindStringIndex(code)
+	if loc == nil {
+		return 0
+	}
+	return 1 + strings.Count(code[:loc[0]], "\n")
 }

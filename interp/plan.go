@@ -1,0 +1,372 @@
+package interp
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// A cell is one compilation unit, like a Go file: its declarations see
+// each other whatever their order, and its imports are usable throughout.
+// Its statements still run in order, at the top level of the session. The
+// planner gets there by compiling first the cell's imports, then its
+// declarations, all together, then its statements in order. A declaration
+// that uses a variable one of the cell's statements defines (x := 1, then
+// func f() int { return x }) cannot go first: it stays in its place among
+// the statements, with the declarations that depend on it.
+
+// cellError is an error at a cell offset; the session adds the position,
+// and that of an earlier declaration when prev >= 0.
+type cellError struct {
+	off  int
+	msg  string
+	prev int
+}
+
+func (e *cellError) Error() string { return e.msg }
+
+// planChunks groups a cell's units into the chunks to compile and run, in
+// order. isExpr reports whether a unit is an expression statement: the
+// chunk of the cell's last unit shows its value when it is one.
+func planChunks(code string, units []unit, isExpr func(unit) bool) ([]chunk, error) {
+	units, err := dropPackageClause(code, units)
+	if err != nil {
+		return nil, err
+	}
+	var cs []chunk
+	if len(units) == 0 {
+		return nil, nil
+	}
+	decls, stmts, ok := parseUnits(code, units)
+	if !ok {
+		// A syntax error: chunks in cell order, so that compiling them
+		// reports the error with its position.
+		cs = groupInOrder(units)
+	} else {
+		if err := checkRedeclared(code, units, decls, stmts); err != nil {
+			return nil, err
+		}
+		cs = hoist(units, decls, stmts)
+	}
+	if last := units[len(units)-1]; !last.decl && isExpr(last) {
+		cs[len(cs)-1].show = true
+	}
+	return cs, nil
+}
+
+// dropPackageClause removes a leading "package main" unit: a session is
+// package main, so the clause is accepted and means nothing.
+func dropPackageClause(code string, units []unit) ([]unit, error) {
+	var out []unit
+	for i, u := range units {
+		if !u.isPkg {
+			out = append(out, u)
+			continue
+		}
+		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(code[u.lo:u.hi]), "package"))
+		if i > 0 {
+			return nil, &cellError{u.lo, "syntax error: a package clause must come first in the cell", -1}
+		}
+		if name != "main" {
+			return nil, &cellError{u.lo, fmt.Sprintf("package %s: a session runs package main; write package main or leave the clause out", name), -1}
+		}
+	}
+	return out, nil
+}
+
+// unitSyntax is what the planner knows of one unit's syntax.
+type unitSyntax struct {
+	names []namePos       // top-level names it declares (:= for statements)
+	refs  map[string]bool // names it uses (for declarations)
+}
+
+type namePos struct {
+	name string
+	off  int // in the cell
+	// funcOff is the offset of "func" for a function; a function that
+	// redeclares an import is reported there, as yaegi does.
+	funcOff  int
+	isImport bool
+}
+
+// parseUnits parses the cell's declarations as one file and its statements
+// as one function body, and returns what each unit declares and uses
+// (indexed like units). ok is false on a syntax error.
+func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok bool) {
+	var du, su []unit
+	for _, u := range units {
+		if u.decl {
+			// Imports use no names: leaving them out lets a cell import
+			// after a declaration, which a Go file may not.
+			if !u.isImport {
+				du = append(du, u)
+			}
+		} else {
+			su = append(su, u)
+		}
+	}
+	index := func(off int) int {
+		for i, u := range units {
+			if off >= u.lo && off < u.hi {
+				return i
+			}
+		}
+		return -1
+	}
+	decls, stmts = map[int]*unitSyntax{}, map[int]*unitSyntax{}
+	fset := token.NewFileSet()
+	for i, u := range units {
+		if !u.isImport {
+			continue
+		}
+		src, prefix := chunkSource(declChunk, maskUnits(code, []unit{u}))
+		f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly)
+		if err != nil {
+			return nil, nil, false
+		}
+		us := &unitSyntax{}
+		for _, im := range f.Imports {
+			if id := importName(im); id != "" {
+				us.names = append(us.names, namePos{name: id, off: fset.Position(im.Pos()).Offset - prefix, funcOff: -1, isImport: true})
+			}
+		}
+		decls[i] = us
+	}
+	if len(du) > 0 {
+		src, prefix := chunkSource(declChunk, maskUnits(code, du))
+		f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, nil, false
+		}
+		for _, d := range f.Decls {
+			i := index(fset.Position(d.Pos()).Offset - prefix)
+			if i < 0 {
+				return nil, nil, false
+			}
+			us := decls[i]
+			if us == nil {
+				us = &unitSyntax{refs: map[string]bool{}}
+				decls[i] = us
+			}
+			for _, id := range declNames(d) {
+				n := namePos{name: id.Name, off: fset.Position(id.Pos()).Offset - prefix, funcOff: -1}
+				if _, ok := d.(*ast.FuncDecl); ok {
+					n.funcOff = fset.Position(d.Pos()).Offset - prefix
+				}
+				us.names = append(us.names, n)
+			}
+			collectRefs(d, us.refs)
+		}
+	}
+	if len(su) > 0 {
+		src, prefix := chunkSource(stmtChunk, maskUnits(code, su))
+		f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, nil, false
+		}
+		for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
+			if _, empty := st.(*ast.EmptyStmt); empty {
+				continue
+			}
+			i := index(fset.Position(st.Pos()).Offset - prefix)
+			if i < 0 {
+				return nil, nil, false
+			}
+			us := &unitSyntax{}
+			if a, ok := st.(*ast.AssignStmt); ok && a.Tok == token.DEFINE {
+				for _, l := range a.Lhs {
+					if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+						us.names = append(us.names, namePos{name: id.Name, off: fset.Position(id.Pos()).Offset - prefix, funcOff: -1})
+					}
+				}
+			}
+			stmts[i] = us
+		}
+	}
+	return decls, stmts, true
+}
+
+// importName returns the name an import declares, when it is sure: its
+// alias, or the last element of its path (before a /vN suffix) when that
+// is an identifier; "" for _ and . imports.
+func importName(im *ast.ImportSpec) string {
+	if im.Name != nil {
+		if im.Name.Name == "_" || im.Name.Name == "." {
+			return ""
+		}
+		return im.Name.Name
+	}
+	p, err := strconv.Unquote(im.Path.Value)
+	if err != nil {
+		return ""
+	}
+	elems := strings.Split(p, "/")
+	name := elems[len(elems)-1]
+	if len(elems) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		name = elems[len(elems)-2]
+	}
+	if !token.IsIdentifier(name) {
+		return ""
+	}
+	return name
+}
+
+// declNames returns the top-level names a declaration declares: not
+// methods, imports, blank names or init functions (Go allows several).
+func declNames(d ast.Decl) []*ast.Ident {
+	var ids []*ast.Ident
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		if d.Recv == nil && d.Name.Name != "init" {
+			ids = append(ids, d.Name)
+		}
+	case *ast.GenDecl:
+		for _, s := range d.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				ids = append(ids, s.Name)
+			case *ast.ValueSpec:
+				ids = append(ids, s.Names...)
+			}
+		}
+	}
+	out := ids[:0]
+	for _, id := range ids {
+		if id.Name != "_" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// collectRefs adds the names n uses to refs. It over-approximates (a local
+// variable counts as a use of the global of that name), which only keeps
+// a declaration in place when it could have gone first.
+func collectRefs(n ast.Node, refs map[string]bool) {
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			ast.Inspect(n.X, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok {
+					refs[id.Name] = true
+				}
+				return true
+			})
+			return false
+		case *ast.Ident:
+			refs[n.Name] = true
+		}
+		return true
+	})
+}
+
+// checkRedeclared reports a name declared twice at the top level of the
+// cell, as Go does within a file. Statements may define a name again with
+// := (x, err := …; y, err := …), so two statements never conflict.
+func checkRedeclared(code string, units []unit, decls, stmts map[int]*unitSyntax) error {
+	type first struct {
+		off            int
+		decl, isImport bool
+	}
+	seen := map[string]first{}
+	for i := range units {
+		us, isDecl := decls[i], true
+		if us == nil {
+			us, isDecl = stmts[i], false
+		}
+		if us == nil {
+			continue
+		}
+		for _, n := range us.names {
+			if prev, ok := seen[n.name]; ok && (isDecl || prev.decl) {
+				off := n.off
+				if prev.isImport && n.funcOff >= 0 {
+					off = n.funcOff
+				}
+				return &cellError{off, n.name + " redeclared in this block", prev.off}
+			}
+			if _, ok := seen[n.name]; !ok {
+				seen[n.name] = first{n.off, isDecl, n.isImport}
+			}
+		}
+	}
+	return nil
+}
+
+// hoist plans the chunks of a cell that parses: its imports, then its
+// declarations that do not depend on its statements, then the rest (its
+// statements and the declarations that use their variables) in order.
+func hoist(units []unit, decls, stmts map[int]*unitSyntax) []chunk {
+	defined := map[string]bool{} // names the cell's statements define
+	for _, us := range stmts {
+		for _, n := range us.names {
+			defined[n.name] = true
+		}
+	}
+	pinned := map[int]bool{}
+	for changed := true; changed; {
+		changed = false
+		for i, us := range decls {
+			if pinned[i] {
+				continue
+			}
+			for name := range us.refs {
+				if defined[name] {
+					pinned[i], changed = true, true
+					for _, n := range us.names {
+						defined[n.name] = true
+					}
+					break
+				}
+			}
+		}
+	}
+	var imports, first []unit
+	var rest []unit
+	for i, u := range units {
+		switch {
+		case u.isImport:
+			imports = append(imports, u)
+		case u.decl && !pinned[i]:
+			first = append(first, u)
+		default:
+			rest = append(rest, u)
+		}
+	}
+	var cs []chunk
+	if len(imports) > 0 {
+		cs = append(cs, chunk{kind: declChunk, units: imports})
+	}
+	if len(first) > 0 {
+		cs = append(cs, chunk{kind: declChunk, units: first})
+	}
+	return append(cs, groupInOrder(rest)...)
+}
+
+// groupInOrder groups consecutive units of one kind. Imports must precede
+// other declarations in a Go file, so an import after a declaration starts
+// a new chunk. (Each chunk is a separate yaegi run, between which
+// goroutines that the chunk started would race with yaegi growing its
+// global frame: the final expression stays in its chunk.)
+func groupInOrder(units []unit) []chunk {
+	var cs []chunk
+	hasNonImport := false
+	for _, u := range units {
+		kind := stmtChunk
+		if u.decl {
+			kind = declChunk
+		}
+		last := len(cs) - 1
+		if last >= 0 && cs[last].kind == kind && !(u.isImport && hasNonImport) {
+			cs[last].units = append(cs[last].units, u)
+			hasNonImport = hasNonImport || !u.isImport
+			continue
+		}
+		cs = append(cs, chunk{kind: kind, units: []unit{u}})
+		hasNonImport = !u.isImport
+	}
+	return cs
+}
