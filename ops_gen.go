@@ -400,7 +400,7 @@ func TensordotAxes(a, b *Tensor, axes_a []int, axes_b []int) *Tensor {
 func opEinsum(operands []*Tensor, subscripts string) *Tensor {
 	var at ir.Attrs
 	at.String(subscripts)
-	return apply("opEinsum", ir.Einsum, at, operands...)
+	return apply("Einsum", ir.Einsum, at, operands...)
 }
 
 // Norm is the 2-norm of x over axes: the vector 2-norm over one axis, the
@@ -744,7 +744,7 @@ func opLayerNorm(xwb []*Tensor, has_weight bool, has_bias bool, eps float64) *Te
 	at.Bool(has_weight)
 	at.Bool(has_bias)
 	at.Float(eps)
-	return apply("opLayerNorm", ir.LayerNorm, at, xwb...)
+	return apply("LayerNorm", ir.LayerNorm, at, xwb...)
 }
 
 // opRMSNorm is the generated core of RMSNorm: divides x by the root mean
@@ -756,7 +756,7 @@ func opRMSNorm(xw []*Tensor, has_weight bool, eps float64) *Tensor {
 	var at ir.Attrs
 	at.Bool(has_weight)
 	at.Float(eps)
-	return apply("opRMSNorm", ir.RmsNorm, at, xw...)
+	return apply("RMSNorm", ir.RmsNorm, at, xw...)
 }
 
 // RoPE applies rotary position embeddings to the first dims features of x
@@ -1775,7 +1775,7 @@ func opArange(start float64, stop float64, step float64, dtype DType) *Tensor {
 	at.Float(stop)
 	at.Float(step)
 	at.DType(dtype)
-	return apply("opArange", ir.Arange, at)
+	return apply("Arange", ir.Arange, at)
 }
 
 // Linspace makes num evenly spaced float32 values from start to stop, both

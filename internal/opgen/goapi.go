@@ -110,7 +110,13 @@ func (f fn) body(b *bytes.Buffer) {
 			fmt.Fprintf(b, "\tat.String(%s)\n", val)
 		}
 	}
-	args := fmt.Sprintf("%q, ir.%s, at", f.name, camel(op.IR))
+	// Errors name the public function: a Manual op's core (opEinsum) is
+	// called from the hand-written Einsum.
+	name := f.name
+	if !f.public {
+		name = op.Name
+	}
+	args := fmt.Sprintf("%q, ir.%s, at", name, camel(op.IR))
 	if operands != "" {
 		args += ", " + operands
 	}
