@@ -20,7 +20,7 @@ var (
 func suggestNames(msg string) string {
 	notDefined := func(pkg, path, name string) string {
 		out := pkg + "." + name + " is not defined"
-		if best := closest(name, packageSymbols(path)); best != "" {
+		if best := closestName(name, packageSymbols(path)); best != "" {
 			out += "; did you mean " + pkg + "." + best + "?"
 		}
 		return out
@@ -36,7 +36,7 @@ func suggestNames(msg string) string {
 	})
 	return undefinedMethod.ReplaceAllStringFunc(msg, func(m string) string {
 		name := undefinedMethod.FindStringSubmatch(m)[1]
-		if best := closest(name, tensorMethods()); best != "" {
+		if best := closestName(name, tensorMethods()); best != "" {
 			return m + " (did you mean " + best + ", a method of *emily.Tensor?)"
 		}
 		return m
@@ -52,9 +52,9 @@ func tensorMethods() []string {
 	return names
 }
 
-// closest returns the candidate nearest to name (case-insensitive edit
+// closestName returns the candidate nearest to name (case-insensitive edit
 // distance), or "" when none is near enough to be a likely typo.
-func closest(name string, candidates []string) string {
+func closestName(name string, candidates []string) string {
 	best, bestD := "", len(name)/3+2
 	lower := strings.ToLower(name)
 	for _, c := range candidates {
@@ -63,24 +63,4 @@ func closest(name string, candidates []string) string {
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
