@@ -19,6 +19,7 @@ mx::array linalg_norm(const mx::array& x, bool use_ord, double ord, const std::v
                       const mx::Stream& s);
 std::vector<mx::array> svd_signed(const mx::array& x);
 std::pair<mx::array, mx::array> eigh_signed(const mx::array& x);
+mx::array cross3(const mx::array& a, const mx::array& b, int axis, const mx::Stream& s);
 
 // nn.cc
 mx::array conv_nd(const mx::array& x, const mx::array& w, int nd, const std::vector<int>& stride,
@@ -46,5 +47,6 @@ mx::array fftn_op(int kind, const mx::array& x, const mx::Shape& n, const std::v
 
 // random.cc
 std::vector<mx::array> key_split(const mx::array& key, int num, const mx::Stream& s);
+mx::array categorical_n(const mx::array& logits, int axis, int num, const mx::array& key, const mx::Stream& s);
 
 }  // namespace emily

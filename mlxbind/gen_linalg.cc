@@ -174,7 +174,7 @@ std::vector<mx::array> op_cross(const OpArgs& args) {
   [[maybe_unused]] const mx::array& b = args.in[1];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::linalg::cross(a, b, axis, s));
+  return outputs(cross3(a, b, axis, s));
 }
 
 // Tril

@@ -75,7 +75,7 @@ std::vector<mx::array> op_categorical(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
   [[maybe_unused]] int num = r.i32();
-  return outputs(num > 0 ? mx::random::categorical(logits, axis, num, key, s) : mx::random::categorical(logits, axis, key, s));
+  return outputs(num > 0 ? categorical_n(logits, axis, num, key, s) : mx::random::categorical(logits, axis, key, s));
 }
 
 // Permutation

@@ -47,6 +47,24 @@ mx::array linalg_norm(const mx::array& x, bool use_ord, double ord, const std::v
   return mx::linalg::norm(x, ord, ax, keepdims, s);
 }
 
+// cross3 is the cross product along axis. MLX's linalg::cross builds an op
+// on the calling thread's default stream (not s), so its result failed to
+// evaluate on another OS thread; this is the same formula, every op on s.
+mx::array cross3(const mx::array& a, const mx::array& b, int axis, const mx::Stream& s) {
+  auto ab = mx::broadcast_arrays({a, b}, s);
+  int nd = static_cast<int>(ab[0].ndim());
+  if (axis < -nd || axis >= nd || ab[0].shape(axis < 0 ? axis + nd : axis) != 3) {
+    throw std::invalid_argument("Cross: a " + dims_of(a) + " and b " + dims_of(b) + " need size 3 along axis " +
+                                std::to_string(axis));
+  }
+  auto x = mx::split(ab[0], 3, axis, s);
+  auto y = mx::split(ab[1], 3, axis, s);
+  auto term = [&](int i, int j) {
+    return mx::subtract(mx::multiply(x[i], y[j], s), mx::multiply(x[j], y[i], s), s);
+  };
+  return mx::concatenate({term(1, 2), term(2, 0), term(0, 1)}, axis, s);
+}
+
 namespace {
 // largest_sign is +1 or -1: the sign of the largest-magnitude entry of m
 // along axis (kept as size 1), so that m * largest_sign has it positive.

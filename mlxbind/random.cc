@@ -17,4 +17,24 @@ std::vector<mx::array> key_split(const mx::array& key, int num, const mx::Stream
   return out;
 }
 
+// categorical_n draws num samples per distribution into a new last axis.
+// MLX's own num_samples form builds one op on the calling thread's default
+// stream (not s), so a result evaluated after the goroutine moved to
+// another OS thread failed ("There is no Stream(cpu, 2) in current
+// thread"); this is the same draw through MLX's shape form, every op on s.
+mx::array categorical_n(const mx::array& logits, int axis, int num, const mx::array& key, const mx::Stream& s) {
+  int nd = static_cast<int>(logits.ndim());
+  if (axis < -nd || axis >= nd) {
+    throw std::invalid_argument("CategoricalN: axis " + std::to_string(axis) + " is out of range for logits of rank " +
+                                std::to_string(nd));
+  }
+  if (num < 1) throw std::invalid_argument("CategoricalN: num is " + std::to_string(num) + "; ask for at least 1 sample");
+  if (axis < 0) axis += nd;
+  auto expanded = mx::expand_dims(logits, -1, s);  // (…, 1): the samples axis
+  mx::Shape shape = expanded.shape();
+  shape.erase(shape.begin() + axis);
+  shape.back() = num;
+  return mx::random::categorical(expanded, axis, shape, key, s);
+}
+
 }  // namespace emily

@@ -185,7 +185,7 @@ var linalgOps = []Op{
 		Doc: "is the sign and the natural log of the absolute determinant of each square matrix in x (no overflow for large matrices)."}),
 	{Name: "Cross", Inputs: []string{"a", "b"}, Attrs: []Attr{{Name: "axis", Kind: Int}}, Fixed: map[string]any{"axis": -1},
 		Variants: []Variant{{Name: "CrossAxis", Doc: "is Cross over the given axis."}},
-		Cpp:      "mx::linalg::cross(a, b, axis, s)", MLX: "mx.linalg.cross", NumPy: "np.cross(a, b, axis=axis)",
+		Cpp:      "cross3(a, b, axis, s)", MLX: "mx.linalg.cross", NumPy: "np.cross(a, b, axis=axis)",
 		DTypes: linalgFloats, Grad: true, Doc: "is the cross product of 3-vectors along the last axis (broadcast).",
 		Hint: "the axis must have size 3 in both operands",
 		Samples: []Sample{

@@ -86,7 +86,7 @@ var randomOps = []Op{
 		Fixed: map[string]any{"num": 0},
 		Variants: []Variant{{Name: "CategoricalN",
 			Doc: "is num independent Categorical draws per distribution, in a new last axis."}},
-		Cpp:  "num > 0 ? mx::random::categorical(logits, axis, num, key, s) : mx::random::categorical(logits, axis, key, s)",
+		Cpp:  "num > 0 ? categorical_n(logits, axis, num, key, s) : mx::random::categorical(logits, axis, key, s)",
 		MLX:  "mx.random.categorical",
 		Doc:  "draws an index along axis with probabilities softmax(logits) (unnormalized log-probabilities), one per distribution: the result drops axis (uint32).",
 		Hint: "key must be a key from Key(seed) or KeySplit; axis in range; logits float",
