@@ -52,8 +52,9 @@ func tensorMethods() []string {
 	return names
 }
 
-// closestName returns the candidate nearest to name (case-insensitive edit
-// distance), or "" when none is near enough to be a likely typo.
+// closestName returns the candidate nearest to name (case-insensitive
+// edit distance, editDistance in imports.go), or "" when none is near
+// enough to be a likely typo.
 func closestName(name string, candidates []string) string {
 	best, bestD := "", len(name)/3+2
 	lower := strings.ToLower(name)

@@ -46,6 +46,9 @@ func hostStream() (Stream, error) { return DefaultStream(CPU) }
 
 // LoadNPY reads a .npy file.
 func LoadNPY(path string) (*Array, error) {
+	if err := checkNPYFile(path); err != nil {
+		return nil, fmt.Errorf("[load] %s: %w", path, err)
+	}
 	s, err := hostStream()
 	if err != nil {
 		return nil, err
@@ -95,6 +98,9 @@ func EncodeNPY(a *Array) ([]byte, error) {
 
 // DecodeNPY reads .npy bytes; label names them in errors.
 func DecodeNPY(data []byte, label string) (*Array, error) {
+	if err := checkNPY(data, int64(len(data))); err != nil {
+		return nil, fmt.Errorf("[load] %s: %w", label, err)
+	}
 	s, err := hostStream()
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/emily-go/emily/interp"
@@ -40,6 +41,16 @@ func runScriptCell(s *interp.Session, origin interp.Origin, code string, stdout,
 	res, err := s.ExecuteFrom(context.Background(), origin, code, stdout, stderr)
 	if err != nil {
 		var e *interp.Error
+		if errors.As(err, &e) && e.Name == interp.PanicError {
+			// yaegi's sandboxed os.Exit panics with "os.Exit(N)": exit
+			// with N, as go run does.
+			if v, ok := e.Value.(string); ok {
+				if m := osExit.FindStringSubmatch(v); m != nil {
+					code, _ := strconv.Atoi(m[1])
+					return code
+				}
+			}
+		}
 		if errors.As(err, &e) {
 			fmt.Fprintln(stderr, strings.Join(e.Traceback(), "\n"))
 		} else {
@@ -83,6 +94,8 @@ func scriptCells(s *interp.Session, code string) []scriptCell {
 	}
 	return cells
 }
+
+var osExit = regexp.MustCompile(`^os\.Exit\((\d+)\)$`)
 
 var mainDecl = regexp.MustCompile(`(?m)^func\s+main\s*\(\s*\)`)
 

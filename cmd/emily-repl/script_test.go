@@ -67,3 +67,10 @@ func TestScriptWithoutMainShowsValues(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+func TestScriptOsExitSetsTheStatus(t *testing.T) {
+	out, errOut, code := runFile(t, "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tfmt.Println(\"before\")\n\tos.Exit(3)\n\tfmt.Println(\"after\")\n}\n")
+	if code != 3 || out != "before\n" || errOut != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
