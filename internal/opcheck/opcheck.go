@@ -197,6 +197,9 @@ func runCase(dir string, op opspec.Op, fn namedCall, dt string, si int, sample o
 		default:
 			vals = values(r, n, idt, dom)
 		}
+		if dom == opspec.SPD {
+			vals = spd(vals, shape)
+		}
 		t := tensorOf(vals, idt, shape)
 		file := fmt.Sprintf("%s.in%d.npy", id, i)
 		if err := writeNPY(filepath.Join(dir, file), t); err != nil {
