@@ -114,3 +114,24 @@ func SetMemoryLimit(limit uint64) (uint64, error) {
 	err := takeError(C.emily_set_memory_limit(&prev, C.size_t(limit), &msg), msg, "memory limit")
 	return uint64(prev), err
 }
+
+// String renders the statistics in binary units, e.g.
+// "active 124.6 MiB, peak 227.4 MiB, cache 10.5 KiB".
+func (m MemoryStats) String() string {
+	return fmt.Sprintf("active %s, peak %s, cache %s", HumanBytes(m.Active), HumanBytes(m.Peak), HumanBytes(m.Cache))
+}
+
+// HumanBytes renders n bytes in B, KiB, MiB, GiB or TiB with one decimal.
+func HumanBytes(n uint64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, unit := float64(n)/1024, "KiB"
+	for _, u := range []string{"MiB", "GiB", "TiB"} {
+		if v < 1024 {
+			break
+		}
+		v, unit = v/1024, u
+	}
+	return fmt.Sprintf("%.1f %s", v, unit)
+}
