@@ -107,6 +107,13 @@ func Memory() (MemoryStats, error) {
 	return MemoryStats{Active: uint64(a), Peak: uint64(p), Cache: uint64(c)}, nil
 }
 
+// ResetPeakMemory restarts MLX's peak memory counter (the bench reads the
+// peak of one call).
+func ResetPeakMemory() error {
+	var msg *C.char
+	return takeError(C.emily_reset_peak_memory(&msg), msg, "reset peak memory")
+}
+
 // SetMemoryLimit sets MLX's memory limit and returns the previous one.
 func SetMemoryLimit(limit uint64) (uint64, error) {
 	var prev C.size_t

@@ -222,6 +222,7 @@ func init() {
 		"NanToNumWith":                    reflect.ValueOf(emily.NanToNumWith),
 		"Neg":                             reflect.ValueOf(emily.Neg),
 		"NewAxis":                         reflect.ValueOf(&emily.NewAxis).Elem(),
+		"NewScope":                        reflect.ValueOf(emily.NewScope),
 		"Norm":                            reflect.ValueOf(emily.Norm),
 		"NormOrd":                         reflect.ValueOf(emily.NormOrd),
 		"Normal":                          reflect.ValueOf(emily.Normal),
@@ -280,6 +281,7 @@ func init() {
 		"ScatterMax":                      reflect.ValueOf(emily.ScatterMax),
 		"ScatterMin":                      reflect.ValueOf(emily.ScatterMin),
 		"ScatterProd":                     reflect.ValueOf(emily.ScatterProd),
+		"Scoped":                          reflect.ValueOf(emily.Scoped),
 		"SetDefaultDevice":                reflect.ValueOf(emily.SetDefaultDevice),
 		"SetMemoryLimit":                  reflect.ValueOf(emily.SetMemoryLimit),
 		"SetSlice":                        reflect.ValueOf(emily.SetSlice),
@@ -359,6 +361,7 @@ func init() {
 		"Option":      reflect.ValueOf((*emily.Option)(nil)),
 		"ProgramInfo": reflect.ValueOf((*emily.ProgramInfo)(nil)),
 		"Range":       reflect.ValueOf((*emily.Range)(nil)),
+		"Scope":       reflect.ValueOf((*emily.Scope)(nil)),
 		"Tensor":      reflect.ValueOf((*emily.Tensor)(nil)),
 	}
 }
