@@ -327,7 +327,554 @@ func (t *Tensor) MeanKeepDims(axes ...int) *Tensor {
 	return MeanKeepDims(t, axes...)
 }
 
+// Prod multiplies the elements of x over axes (all when none; the empty
+// product is 1).
+//
+// NumPy: np.prod(x, axis=axes, keepdims=keepdims). MLX: mx.prod.
+func Prod(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(false)
+	return apply("Prod", ir.Prod, at, x)
+}
+
+// Prod is the method form of Prod.
+func (t *Tensor) Prod(axes ...int) *Tensor {
+	return Prod(t, axes...)
+}
+
+// ProdKeepDims is Prod with the reduced axes kept as size 1, for
+// broadcasting the result back against x.
+//
+// NumPy: np.prod(x, axis=axes, keepdims=keepdims). MLX: mx.prod.
+func ProdKeepDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(true)
+	return apply("ProdKeepDims", ir.Prod, at, x)
+}
+
+// ProdKeepDims is the method form of ProdKeepDims.
+func (t *Tensor) ProdKeepDims(axes ...int) *Tensor {
+	return ProdKeepDims(t, axes...)
+}
+
+// Var is the variance of x over axes (all when none): the mean squared
+// deviation from the mean, with NumPy's default ddof 0.
+//
+// NumPy: np.var(x, axis=axes, keepdims=keepdims, ddof=ddof). MLX: mx.var.
+func Var(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Bool(false)
+	at.Ints(axes)
+	return apply("Var", ir.Var, at, x)
+}
+
+// Var is the method form of Var.
+func (t *Tensor) Var(axes ...int) *Tensor {
+	return Var(t, axes...)
+}
+
+// VarKeepDims is Var with the reduced axes kept as size 1, for broadcasting
+// the result back against x.
+//
+// NumPy: np.var(x, axis=axes, keepdims=keepdims, ddof=ddof). MLX: mx.var.
+func VarKeepDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Bool(true)
+	at.Ints(axes)
+	return apply("VarKeepDims", ir.Var, at, x)
+}
+
+// VarKeepDims is the method form of VarKeepDims.
+func (t *Tensor) VarKeepDims(axes ...int) *Tensor {
+	return VarKeepDims(t, axes...)
+}
+
+// VarDdof is Var with ddof subtracted from the element count in the divisor
+// (ddof 1 is the unbiased sample estimate), keeping the reduced axes as
+// size 1 when keepdims is true.
+//
+// NumPy: np.var(x, axis=axes, keepdims=keepdims, ddof=ddof). MLX: mx.var.
+func VarDdof(x *Tensor, ddof int, keepdims bool, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(ddof)
+	at.Bool(keepdims)
+	at.Ints(axes)
+	return apply("VarDdof", ir.Var, at, x)
+}
+
+// VarDdof is the method form of VarDdof.
+func (t *Tensor) VarDdof(ddof int, keepdims bool, axes ...int) *Tensor {
+	return VarDdof(t, ddof, keepdims, axes...)
+}
+
+// Std is the standard deviation of x over axes (all when none): the square
+// root of Var, with NumPy's default ddof 0.
+//
+// NumPy: np.std(x, axis=axes, keepdims=keepdims, ddof=ddof). MLX: mx.std.
+func Std(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Bool(false)
+	at.Ints(axes)
+	return apply("Std", ir.Std, at, x)
+}
+
+// Std is the method form of Std.
+func (t *Tensor) Std(axes ...int) *Tensor {
+	return Std(t, axes...)
+}
+
+// StdKeepDims is Std with the reduced axes kept as size 1, for broadcasting
+// the result back against x.
+//
+// NumPy: np.std(x, axis=axes, keepdims=keepdims, ddof=ddof). MLX: mx.std.
+func StdKeepDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Bool(true)
+	at.Ints(axes)
+	return apply("StdKeepDims", ir.Std, at, x)
+}
+
+// StdKeepDims is the method form of StdKeepDims.
+func (t *Tensor) StdKeepDims(axes ...int) *Tensor {
+	return StdKeepDims(t, axes...)
+}
+
+// StdDdof is Std with ddof subtracted from the element count in the divisor
+// (ddof 1 is the unbiased sample estimate), keeping the reduced axes as
+// size 1 when keepdims is true.
+//
+// NumPy: np.std(x, axis=axes, keepdims=keepdims, ddof=ddof). MLX: mx.std.
+func StdDdof(x *Tensor, ddof int, keepdims bool, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(ddof)
+	at.Bool(keepdims)
+	at.Ints(axes)
+	return apply("StdDdof", ir.Std, at, x)
+}
+
+// StdDdof is the method form of StdDdof.
+func (t *Tensor) StdDdof(ddof int, keepdims bool, axes ...int) *Tensor {
+	return StdDdof(t, ddof, keepdims, axes...)
+}
+
+// Argmin is the index (uint32) of the smallest element of x along axis (of
+// the flattened x when no axis is given); ties give the first.
+//
+// NumPy: np.argmin(x, axis=(axis[0] if axis else None), keepdims=keepdims).
+// MLX: mx.argmin.
+func Argmin(x *Tensor, axis ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axis)
+	at.Bool(false)
+	return apply("Argmin", ir.Argmin, at, x)
+}
+
+// Argmin is the method form of Argmin.
+func (t *Tensor) Argmin(axis ...int) *Tensor {
+	return Argmin(t, axis...)
+}
+
+// ArgminKeepDims is Argmin with the reduced axis kept as size 1 (every
+// axis, when none is given), for TakeAlongAxis.
+//
+// NumPy: np.argmin(x, axis=(axis[0] if axis else None), keepdims=keepdims).
+// MLX: mx.argmin.
+func ArgminKeepDims(x *Tensor, axis ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axis)
+	at.Bool(true)
+	return apply("ArgminKeepDims", ir.Argmin, at, x)
+}
+
+// ArgminKeepDims is the method form of ArgminKeepDims.
+func (t *Tensor) ArgminKeepDims(axis ...int) *Tensor {
+	return ArgminKeepDims(t, axis...)
+}
+
+// Argmax is the index (uint32) of the largest element of x along axis (of
+// the flattened x when no axis is given); ties give the first.
+//
+// NumPy: np.argmax(x, axis=(axis[0] if axis else None), keepdims=keepdims).
+// MLX: mx.argmax.
+func Argmax(x *Tensor, axis ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axis)
+	at.Bool(false)
+	return apply("Argmax", ir.Argmax, at, x)
+}
+
+// Argmax is the method form of Argmax.
+func (t *Tensor) Argmax(axis ...int) *Tensor {
+	return Argmax(t, axis...)
+}
+
+// ArgmaxKeepDims is Argmax with the reduced axis kept as size 1 (every
+// axis, when none is given), for TakeAlongAxis.
+//
+// NumPy: np.argmax(x, axis=(axis[0] if axis else None), keepdims=keepdims).
+// MLX: mx.argmax.
+func ArgmaxKeepDims(x *Tensor, axis ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axis)
+	at.Bool(true)
+	return apply("ArgmaxKeepDims", ir.Argmax, at, x)
+}
+
+// ArgmaxKeepDims is the method form of ArgmaxKeepDims.
+func (t *Tensor) ArgmaxKeepDims(axis ...int) *Tensor {
+	return ArgmaxKeepDims(t, axis...)
+}
+
+// All reports (bool) whether every element of x over axes (all when none)
+// is nonzero; true when empty.
+//
+// NumPy: np.all(x, axis=axes, keepdims=keepdims). MLX: mx.all.
+func All(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(false)
+	return apply("All", ir.All, at, x)
+}
+
+// All is the method form of All.
+func (t *Tensor) All(axes ...int) *Tensor {
+	return All(t, axes...)
+}
+
+// AllKeepDims is All with the reduced axes kept as size 1, for broadcasting
+// the result back against x.
+//
+// NumPy: np.all(x, axis=axes, keepdims=keepdims). MLX: mx.all.
+func AllKeepDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(true)
+	return apply("AllKeepDims", ir.All, at, x)
+}
+
+// AllKeepDims is the method form of AllKeepDims.
+func (t *Tensor) AllKeepDims(axes ...int) *Tensor {
+	return AllKeepDims(t, axes...)
+}
+
+// Any reports (bool) whether some element of x over axes (all when none) is
+// nonzero; false when empty.
+//
+// NumPy: np.any(x, axis=axes, keepdims=keepdims). MLX: mx.any.
+func Any(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(false)
+	return apply("Any", ir.Any, at, x)
+}
+
+// Any is the method form of Any.
+func (t *Tensor) Any(axes ...int) *Tensor {
+	return Any(t, axes...)
+}
+
+// AnyKeepDims is Any with the reduced axes kept as size 1, for broadcasting
+// the result back against x.
+//
+// NumPy: np.any(x, axis=axes, keepdims=keepdims). MLX: mx.any.
+func AnyKeepDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(true)
+	return apply("AnyKeepDims", ir.Any, at, x)
+}
+
+// AnyKeepDims is the method form of AnyKeepDims.
+func (t *Tensor) AnyKeepDims(axes ...int) *Tensor {
+	return AnyKeepDims(t, axes...)
+}
+
+// LogSumExp is log(sum(exp(x))) over axes (all when none), computed without
+// overflow by subtracting the maximum (float64 at about float32 precision:
+// MLX's CPU exp).
+//
+// NumPy: np.log(np.sum(np.exp(x), axis=axes, keepdims=keepdims)). MLX:
+// mx.logsumexp.
+func LogSumExp(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(false)
+	return apply("LogSumExp", ir.Logsumexp, at, x)
+}
+
+// LogSumExp is the method form of LogSumExp.
+func (t *Tensor) LogSumExp(axes ...int) *Tensor {
+	return LogSumExp(t, axes...)
+}
+
+// LogSumExpKeepDims is LogSumExp with the reduced axes kept as size 1, for
+// broadcasting the result back against x.
+//
+// NumPy: np.log(np.sum(np.exp(x), axis=axes, keepdims=keepdims)). MLX:
+// mx.logsumexp.
+func LogSumExpKeepDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(true)
+	return apply("LogSumExpKeepDims", ir.Logsumexp, at, x)
+}
+
+// LogSumExpKeepDims is the method form of LogSumExpKeepDims.
+func (t *Tensor) LogSumExpKeepDims(axes ...int) *Tensor {
+	return LogSumExpKeepDims(t, axes...)
+}
+
+// Median is the middle value of x over axes (all when none; the mean of the
+// two middle values for an even count).
+//
+// NumPy: np.median(x, axis=axes, keepdims=keepdims). MLX: mx.median.
+func Median(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(false)
+	return apply("Median", ir.Median, at, x)
+}
+
+// Median is the method form of Median.
+func (t *Tensor) Median(axes ...int) *Tensor {
+	return Median(t, axes...)
+}
+
+// MedianKeepDims is Median with the reduced axes kept as size 1, for
+// broadcasting the result back against x.
+//
+// NumPy: np.median(x, axis=axes, keepdims=keepdims). MLX: mx.median.
+func MedianKeepDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(true)
+	return apply("MedianKeepDims", ir.Median, at, x)
+}
+
+// MedianKeepDims is the method form of MedianKeepDims.
+func (t *Tensor) MedianKeepDims(axes ...int) *Tensor {
+	return MedianKeepDims(t, axes...)
+}
+
+// CountNonzero counts (uint32) the nonzero elements of x over axes (all
+// when none).
+//
+// NumPy: np.count_nonzero(x, axis=axes, keepdims=keepdims). MLX:
+// mx.count_nonzero.
+func CountNonzero(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(false)
+	return apply("CountNonzero", ir.CountNonzero, at, x)
+}
+
+// CountNonzero is the method form of CountNonzero.
+func (t *Tensor) CountNonzero(axes ...int) *Tensor {
+	return CountNonzero(t, axes...)
+}
+
+// CountNonzeroKeepDims is CountNonzero with the reduced axes kept as size
+// 1, for broadcasting the result back against x.
+//
+// NumPy: np.count_nonzero(x, axis=axes, keepdims=keepdims). MLX:
+// mx.count_nonzero.
+func CountNonzeroKeepDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Bool(true)
+	return apply("CountNonzeroKeepDims", ir.CountNonzero, at, x)
+}
+
+// CountNonzeroKeepDims is the method form of CountNonzeroKeepDims.
+func (t *Tensor) CountNonzeroKeepDims(axes ...int) *Tensor {
+	return CountNonzeroKeepDims(t, axes...)
+}
+
 // Cumulative.
+
+// Cumsum is the running sum of x along axis: result i adds elements 0..i.
+//
+// NumPy: scan(np.cumsum, x, axis, reverse, inclusive, 0). MLX: mx.cumsum.
+func Cumsum(x *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(false)
+	at.Bool(true)
+	return apply("Cumsum", ir.Cumsum, at, x)
+}
+
+// Cumsum is the method form of Cumsum.
+func (t *Tensor) Cumsum(axis int) *Tensor {
+	return Cumsum(t, axis)
+}
+
+// CumsumWith is Cumsum from the end of the axis when reverse is true, and
+// exclusive (each result leaves out its own element, the first being the
+// identity) when inclusive is false.
+//
+// NumPy: scan(np.cumsum, x, axis, reverse, inclusive, 0). MLX: mx.cumsum.
+func CumsumWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(reverse)
+	at.Bool(inclusive)
+	return apply("CumsumWith", ir.Cumsum, at, x)
+}
+
+// CumsumWith is the method form of CumsumWith.
+func (t *Tensor) CumsumWith(axis int, reverse bool, inclusive bool) *Tensor {
+	return CumsumWith(t, axis, reverse, inclusive)
+}
+
+// Cumprod is the running product of x along axis: result i multiplies
+// elements 0..i.
+//
+// NumPy: scan(np.cumprod, x, axis, reverse, inclusive, 1). MLX: mx.cumprod.
+func Cumprod(x *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(false)
+	at.Bool(true)
+	return apply("Cumprod", ir.Cumprod, at, x)
+}
+
+// Cumprod is the method form of Cumprod.
+func (t *Tensor) Cumprod(axis int) *Tensor {
+	return Cumprod(t, axis)
+}
+
+// CumprodWith is Cumprod from the end of the axis when reverse is true, and
+// exclusive (each result leaves out its own element, the first being the
+// identity) when inclusive is false.
+//
+// NumPy: scan(np.cumprod, x, axis, reverse, inclusive, 1). MLX: mx.cumprod.
+func CumprodWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(reverse)
+	at.Bool(inclusive)
+	return apply("CumprodWith", ir.Cumprod, at, x)
+}
+
+// CumprodWith is the method form of CumprodWith.
+func (t *Tensor) CumprodWith(axis int, reverse bool, inclusive bool) *Tensor {
+	return CumprodWith(t, axis, reverse, inclusive)
+}
+
+// Cummax is the running maximum of x along axis.
+//
+// NumPy: scan(np.maximum.accumulate, x, axis, reverse, inclusive, 0). MLX:
+// mx.cummax.
+func Cummax(x *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(false)
+	at.Bool(true)
+	return apply("Cummax", ir.Cummax, at, x)
+}
+
+// Cummax is the method form of Cummax.
+func (t *Tensor) Cummax(axis int) *Tensor {
+	return Cummax(t, axis)
+}
+
+// CummaxWith is Cummax from the end of the axis when reverse is true, and
+// exclusive (each result leaves out its own element, the first being the
+// identity) when inclusive is false.
+//
+// NumPy: scan(np.maximum.accumulate, x, axis, reverse, inclusive, 0). MLX:
+// mx.cummax.
+func CummaxWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(reverse)
+	at.Bool(inclusive)
+	return apply("CummaxWith", ir.Cummax, at, x)
+}
+
+// CummaxWith is the method form of CummaxWith.
+func (t *Tensor) CummaxWith(axis int, reverse bool, inclusive bool) *Tensor {
+	return CummaxWith(t, axis, reverse, inclusive)
+}
+
+// Cummin is the running minimum of x along axis.
+//
+// NumPy: scan(np.minimum.accumulate, x, axis, reverse, inclusive, 0). MLX:
+// mx.cummin.
+func Cummin(x *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(false)
+	at.Bool(true)
+	return apply("Cummin", ir.Cummin, at, x)
+}
+
+// Cummin is the method form of Cummin.
+func (t *Tensor) Cummin(axis int) *Tensor {
+	return Cummin(t, axis)
+}
+
+// CumminWith is Cummin from the end of the axis when reverse is true, and
+// exclusive (each result leaves out its own element, the first being the
+// identity) when inclusive is false.
+//
+// NumPy: scan(np.minimum.accumulate, x, axis, reverse, inclusive, 0). MLX:
+// mx.cummin.
+func CumminWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(reverse)
+	at.Bool(inclusive)
+	return apply("CumminWith", ir.Cummin, at, x)
+}
+
+// CumminWith is the method form of CumminWith.
+func (t *Tensor) CumminWith(axis int, reverse bool, inclusive bool) *Tensor {
+	return CumminWith(t, axis, reverse, inclusive)
+}
+
+// LogCumSumExp is the running log(sum(exp(x))) of x along axis, without
+// overflow (float64 at about float32 precision: MLX's CPU exp).
+//
+// NumPy: scan(np.logaddexp.accumulate, x, axis, reverse, inclusive,
+// -np.inf). MLX: mx.logcumsumexp.
+func LogCumSumExp(x *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(false)
+	at.Bool(true)
+	return apply("LogCumSumExp", ir.Logcumsumexp, at, x)
+}
+
+// LogCumSumExp is the method form of LogCumSumExp.
+func (t *Tensor) LogCumSumExp(axis int) *Tensor {
+	return LogCumSumExp(t, axis)
+}
+
+// LogCumSumExpWith is LogCumSumExp from the end of the axis when reverse is
+// true, and exclusive (each result leaves out its own element, the first
+// being the identity) when inclusive is false.
+//
+// NumPy: scan(np.logaddexp.accumulate, x, axis, reverse, inclusive,
+// -np.inf). MLX: mx.logcumsumexp.
+func LogCumSumExpWith(x *Tensor, axis int, reverse bool, inclusive bool) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Bool(reverse)
+	at.Bool(inclusive)
+	return apply("LogCumSumExpWith", ir.Logcumsumexp, at, x)
+}
+
+// LogCumSumExpWith is the method form of LogCumSumExpWith.
+func (t *Tensor) LogCumSumExpWith(axis int, reverse bool, inclusive bool) *Tensor {
+	return LogCumSumExpWith(t, axis, reverse, inclusive)
+}
 
 // Linear algebra.
 
@@ -1463,9 +2010,569 @@ func (t *Tensor) BroadcastTo(dims ...int) *Tensor {
 	return BroadcastTo(t, dims...)
 }
 
+// Squeeze removes axes of size 1 (every one when none are given).
+//
+// NumPy: np.squeeze(x, axis=(tuple(axes) if axes else None)). MLX:
+// mx.squeeze.
+func Squeeze(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	return apply("Squeeze", ir.Squeeze, at, x)
+}
+
+// Squeeze is the method form of Squeeze.
+func (t *Tensor) Squeeze(axes ...int) *Tensor {
+	return Squeeze(t, axes...)
+}
+
+// ExpandDims inserts axes of size 1 at the given positions of the result.
+//
+// NumPy: np.expand_dims(x, tuple(axes or ())). MLX: mx.expand_dims.
+func ExpandDims(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	return apply("ExpandDims", ir.ExpandDims, at, x)
+}
+
+// ExpandDims is the method form of ExpandDims.
+func (t *Tensor) ExpandDims(axes ...int) *Tensor {
+	return ExpandDims(t, axes...)
+}
+
+// Concatenate joins the tensors xs end to end along an existing axis
+// (dtypes promote).
+//
+// NumPy: np.concatenate(xs, axis=axis). MLX: mx.concatenate.
+func Concatenate(xs []*Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("Concatenate", ir.Concatenate, at, xs...)
+}
+
+// Stack joins the tensors xs, all of one shape, along a new axis at
+// position axis of the result.
+//
+// NumPy: np.stack(xs, axis=axis). MLX: mx.stack.
+func Stack(xs []*Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("Stack", ir.Stack, at, xs...)
+}
+
+// Split cuts x along axis into sections tensors of equal size.
+//
+// NumPy: np.split(x, sections, axis=axis). MLX: mx.split.
+func Split(x *Tensor, sections int, axis int) []*Tensor {
+	var at ir.Attrs
+	at.Int(sections)
+	at.Int(axis)
+	return applyMulti("Split", ir.Split, at, x)
+}
+
+// Split is the method form of Split.
+func (t *Tensor) Split(sections int, axis int) []*Tensor {
+	return Split(t, sections, axis)
+}
+
+// SplitAt cuts x along axis before each of the indices (sorted), giving
+// len(indices)+1 tensors; indices past the end give empty pieces, as in
+// NumPy.
+//
+// NumPy: np.split(x, indices, axis=axis). MLX: mx.split.
+func SplitAt(x *Tensor, indices []int, axis int) []*Tensor {
+	var at ir.Attrs
+	at.Ints(indices)
+	at.Int(axis)
+	return applyMulti("SplitAt", ir.SplitAt, at, x)
+}
+
+// SplitAt is the method form of SplitAt.
+func (t *Tensor) SplitAt(indices []int, axis int) []*Tensor {
+	return SplitAt(t, indices, axis)
+}
+
+// Tile repeats the whole of x reps[i] times along each axis i (x gains
+// leading axes when reps is longer, as in NumPy).
+//
+// NumPy: np.tile(x, reps). MLX: mx.tile.
+func Tile(x *Tensor, reps ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(reps)
+	return apply("Tile", ir.Tile, at, x)
+}
+
+// Tile is the method form of Tile.
+func (t *Tensor) Tile(reps ...int) *Tensor {
+	return Tile(t, reps...)
+}
+
+// Repeat repeats each element of x repeats times along axis, one after
+// another (Tile repeats the whole).
+//
+// NumPy: np.repeat(x, repeats, axis=axis). MLX: mx.repeat.
+func Repeat(x *Tensor, repeats int, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(repeats)
+	at.Int(axis)
+	return apply("Repeat", ir.Repeat, at, x)
+}
+
+// Repeat is the method form of Repeat.
+func (t *Tensor) Repeat(repeats int, axis int) *Tensor {
+	return Repeat(t, repeats, axis)
+}
+
+// Pad adds low[i] elements before and high[i] after x along each axis i,
+// filled with value (converted to x's dtype).
+//
+// NumPy: np.pad(x, list(zip(low, high)), mode=mode, **({'constant_values':
+// value} if mode == 'constant' else {})). MLX: mx.pad.
+func Pad(x *Tensor, low []int, high []int, value float64) *Tensor {
+	var at ir.Attrs
+	at.Ints(low)
+	at.Ints(high)
+	at.Float(value)
+	at.Int(enumIndex("Pad", "mode", "constant", []string{"constant", "edge"}))
+	return apply("Pad", ir.Pad, at, x)
+}
+
+// Pad is the method form of Pad.
+func (t *Tensor) Pad(low []int, high []int, value float64) *Tensor {
+	return Pad(t, low, high, value)
+}
+
+// PadEdge pads like Pad but repeats x's edge values outward instead of a
+// constant (NumPy's mode='edge').
+//
+// NumPy: np.pad(x, list(zip(low, high)), mode=mode, **({'constant_values':
+// value} if mode == 'constant' else {})). MLX: mx.pad.
+func PadEdge(x *Tensor, low []int, high []int) *Tensor {
+	var at ir.Attrs
+	at.Ints(low)
+	at.Ints(high)
+	at.Float(0)
+	at.Int(enumIndex("PadEdge", "mode", "edge", []string{"constant", "edge"}))
+	return apply("PadEdge", ir.Pad, at, x)
+}
+
+// PadEdge is the method form of PadEdge.
+func (t *Tensor) PadEdge(low []int, high []int) *Tensor {
+	return PadEdge(t, low, high)
+}
+
+// Flip reverses the order of x's elements along axes (every axis when none
+// are given).
+//
+// NumPy: np.flip(x, axis=(tuple(axes) if axes else None)). MLX: mx.flip.
+func Flip(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	return apply("Flip", ir.Flip, at, x)
+}
+
+// Flip is the method form of Flip.
+func (t *Tensor) Flip(axes ...int) *Tensor {
+	return Flip(t, axes...)
+}
+
+// Roll shifts x's elements by shift positions along each of axes, wrapping
+// around (the flattened x when no axes are given).
+//
+// NumPy: np.roll(x, shift, axis=(tuple(axes) if axes else None)). MLX:
+// mx.roll.
+func Roll(x *Tensor, shift int, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(shift)
+	at.Ints(axes)
+	return apply("Roll", ir.Roll, at, x)
+}
+
+// Roll is the method form of Roll.
+func (t *Tensor) Roll(shift int, axes ...int) *Tensor {
+	return Roll(t, shift, axes...)
+}
+
+// Flatten returns x as one dimension (a scalar becomes shape [1]).
+//
+// NumPy: x.reshape(x.shape[:start % max(x.ndim, 1)] + (-1,) + x.shape[end %
+// max(x.ndim, 1) + 1:]). MLX: mx.flatten.
+func Flatten(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Int(-1)
+	return apply("Flatten", ir.Flatten, at, x)
+}
+
+// Flatten is the method form of Flatten.
+func (t *Tensor) Flatten() *Tensor {
+	return Flatten(t)
+}
+
+// FlattenRange merges the axes start..end (inclusive; negative counts from
+// the end) of x into one.
+//
+// NumPy: x.reshape(x.shape[:start % max(x.ndim, 1)] + (-1,) + x.shape[end %
+// max(x.ndim, 1) + 1:]). MLX: mx.flatten.
+func FlattenRange(x *Tensor, start int, end int) *Tensor {
+	var at ir.Attrs
+	at.Int(start)
+	at.Int(end)
+	return apply("FlattenRange", ir.Flatten, at, x)
+}
+
+// FlattenRange is the method form of FlattenRange.
+func (t *Tensor) FlattenRange(start int, end int) *Tensor {
+	return FlattenRange(t, start, end)
+}
+
+// Swapaxes exchanges two axes of x.
+//
+// NumPy: np.swapaxes(x, axis1, axis2). MLX: mx.swapaxes.
+func Swapaxes(x *Tensor, axis1 int, axis2 int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis1)
+	at.Int(axis2)
+	return apply("Swapaxes", ir.Swapaxes, at, x)
+}
+
+// Swapaxes is the method form of Swapaxes.
+func (t *Tensor) Swapaxes(axis1 int, axis2 int) *Tensor {
+	return Swapaxes(t, axis1, axis2)
+}
+
+// Moveaxis moves axis source of x to position destination, keeping the
+// other axes in order.
+//
+// NumPy: np.moveaxis(x, source, destination). MLX: mx.moveaxis.
+func Moveaxis(x *Tensor, source int, destination int) *Tensor {
+	var at ir.Attrs
+	at.Int(source)
+	at.Int(destination)
+	return apply("Moveaxis", ir.Moveaxis, at, x)
+}
+
+// Moveaxis is the method form of Moveaxis.
+func (t *Tensor) Moveaxis(source int, destination int) *Tensor {
+	return Moveaxis(t, source, destination)
+}
+
+// Unflatten splits axis of x into the dimensions dims (one may be -1,
+// inferred): the inverse of FlattenRange.
+//
+// NumPy: x.reshape(x.shape[:axis % x.ndim] + tuple(dims) + x.shape[axis %
+// x.ndim + 1:]). MLX: mx.unflatten.
+func Unflatten(x *Tensor, axis int, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Ints(dims)
+	return apply("Unflatten", ir.Unflatten, at, x)
+}
+
+// Unflatten is the method form of Unflatten.
+func (t *Tensor) Unflatten(axis int, dims ...int) *Tensor {
+	return Unflatten(t, axis, dims...)
+}
+
+// Atleast1d returns x with at least one dimension (a scalar becomes shape
+// [1]).
+//
+// NumPy: np.atleast_1d(x). MLX: mx.atleast_1d.
+func Atleast1d(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Atleast1d", ir.Atleast1d, at, x)
+}
+
+// Atleast1d is the method form of Atleast1d.
+func (t *Tensor) Atleast1d() *Tensor {
+	return Atleast1d(t)
+}
+
+// Atleast2d returns x with at least two dimensions, adding leading axes of
+// size 1 (NumPy's rule).
+//
+// NumPy: np.atleast_2d(x). MLX: mx.atleast_2d.
+func Atleast2d(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Atleast2d", ir.Atleast2d, at, x)
+}
+
+// Atleast2d is the method form of Atleast2d.
+func (t *Tensor) Atleast2d() *Tensor {
+	return Atleast2d(t)
+}
+
+// Atleast3d returns x with at least three dimensions (NumPy's rule: a
+// vector [n] becomes [1 n 1], a matrix [m n] becomes [m n 1]).
+//
+// NumPy: np.atleast_3d(x). MLX: mx.atleast_3d.
+func Atleast3d(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Atleast3d", ir.Atleast3d, at, x)
+}
+
+// Atleast3d is the method form of Atleast3d.
+func (t *Tensor) Atleast3d() *Tensor {
+	return Atleast3d(t)
+}
+
+// MatrixTranspose swaps the last two axes of x (NumPy's x.mT): the
+// transpose of each matrix in a batch.
+//
+// NumPy: np.swapaxes(x, -1, -2). MLX: mx.matrix_transpose.
+func MatrixTranspose(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("MatrixTranspose", ir.MatrixTranspose, at, x)
+}
+
+// MatrixTranspose is the method form of MatrixTranspose.
+func (t *Tensor) MatrixTranspose() *Tensor {
+	return MatrixTranspose(t)
+}
+
 // Indexing, slicing and scatter.
 
+// opSlice is the generated core of Slice: selects part of x with one index
+// per leading axis, as NumPy's x[...]: an int picks one element and drops
+// the axis, R(start, stop, step...) a range, Colon the whole axis, NewAxis
+// inserts an axis of size 1, Ellipsis stands for the axes not named, an
+// integer *Tensor gathers along its axis, a bool *Tensor keeps the
+// positions where it is true (eager only).
+//
+// NumPy: x[slices(start, stop, strides)]. MLX: mx.slice.
+func opSlice(x *Tensor, start []int, stop []int, strides []int) *Tensor {
+	var at ir.Attrs
+	at.Ints(start)
+	at.Ints(stop)
+	at.Ints(strides)
+	return apply("Slice", ir.Slice, at, x)
+}
+
+// opSetSlice is the generated core of SetSlice: returns a copy of x with
+// the part that Slice would select replaced by update (NumPy's x[...] =
+// update on a copy): x.SetSlice(update, indices...) takes the same indices
+// as Slice except tensors; update (a tensor or a Go number) broadcasts to
+// that part's shape and converts to x's dtype.
+//
+// NumPy: assign(x, slices(start, stop, strides), update). MLX:
+// mx.slice_update.
+func opSetSlice(x, update *Tensor, start []int, stop []int, strides []int) *Tensor {
+	var at ir.Attrs
+	at.Ints(start)
+	at.Ints(stop)
+	at.Ints(strides)
+	return apply("SetSlice", ir.SliceUpdate, at, x, update)
+}
+
+// opTake is the generated core of Take: gathers the slices of x at indices
+// along axis: the result's shape is x.shape[:axis] + indices.shape +
+// x.shape[axis+1:]. Negative indices count from the end; out-of-range
+// indices are an error (checked when indices is concrete, not inside Jit).
+//
+// NumPy: np.take(x, indices, axis=axis). MLX: mx.take.
+func opTake(x, indices *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("Take", ir.Take, at, x, indices)
+}
+
+// opTakeAlongAxis is the generated core of TakeAlongAxis: picks, along
+// axis, the element of x at each position of indices (same rank as x,
+// broadcasting against it on the other axes): the partner of Argsort,
+// Argmax(KeepDims) and Argpartition. Out-of-range indices are an error
+// (checked when indices is concrete).
+//
+// NumPy: np.take_along_axis(x, indices, axis=axis). MLX:
+// mx.take_along_axis.
+func opTakeAlongAxis(x, indices *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("TakeAlongAxis", ir.TakeAlongAxis, at, x, indices)
+}
+
+// opPutAlongAxis is the generated core of PutAlongAxis: returns a copy of x
+// with values (a tensor or Go number, broadcast to indices' shape) written,
+// along axis, at the positions TakeAlongAxis(x, indices, axis) reads. Where
+// indices repeat, which value lands is unspecified.
+//
+// NumPy: put_along_axis(x, indices, values, axis). MLX: mx.put_along_axis.
+func opPutAlongAxis(x, indices, values *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("PutAlongAxis", ir.PutAlongAxis, at, x, indices, values)
+}
+
+// opScatter is the generated core of Scatter: returns a copy of x with
+// updates written at indices along axis (NumPy's x[..., indices] = updates
+// on a copy); where indices repeat, which update lands is unspecified. It
+// is the inverse of Take(x, indices, axis): updates broadcasts to Take's
+// result shape, x.shape[:axis] + indices.shape + x.shape[axis+1:]. Negative
+// indices count from the end; out-of-range indices are an error (checked
+// when indices is concrete, not inside Jit).
+//
+// NumPy: assign(x, axis_key(x, axis, indices), updates). MLX: mx.scatter.
+func opScatter(x, indices, updates *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("Scatter", ir.Scatter, at, x, indices, updates)
+}
+
+// opScatterAdd is the generated core of ScatterAdd: returns a copy of x
+// with updates added at indices along axis; repeated indices add up
+// (NumPy's np.add.at). It is the inverse of Take(x, indices, axis): updates
+// broadcasts to Take's result shape, x.shape[:axis] + indices.shape +
+// x.shape[axis+1:]. Negative indices count from the end; out-of-range
+// indices are an error (checked when indices is concrete, not inside Jit).
+//
+// NumPy: at(np.add, x, axis_key(x, axis, indices), updates). MLX:
+// mx.scatter_add.
+func opScatterAdd(x, indices, updates *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("ScatterAdd", ir.ScatterAdd, at, x, indices, updates)
+}
+
+// opScatterProd is the generated core of ScatterProd: returns a copy of x
+// with the elements at indices along axis multiplied by updates; repeated
+// indices multiply (NumPy's np.multiply.at). It is the inverse of Take(x,
+// indices, axis): updates broadcasts to Take's result shape, x.shape[:axis]
+// + indices.shape + x.shape[axis+1:]. Negative indices count from the end;
+// out-of-range indices are an error (checked when indices is concrete, not
+// inside Jit).
+//
+// NumPy: at(np.multiply, x, axis_key(x, axis, indices), updates). MLX:
+// mx.scatter_prod.
+func opScatterProd(x, indices, updates *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("ScatterProd", ir.ScatterProd, at, x, indices, updates)
+}
+
+// opScatterMax is the generated core of ScatterMax: returns a copy of x
+// with the elements at indices along axis raised to the updates where those
+// are larger (NumPy's np.maximum.at). It is the inverse of Take(x, indices,
+// axis): updates broadcasts to Take's result shape, x.shape[:axis] +
+// indices.shape + x.shape[axis+1:]. Negative indices count from the end;
+// out-of-range indices are an error (checked when indices is concrete, not
+// inside Jit).
+//
+// NumPy: at(np.maximum, x, axis_key(x, axis, indices), updates). MLX:
+// mx.scatter_max.
+func opScatterMax(x, indices, updates *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("ScatterMax", ir.ScatterMax, at, x, indices, updates)
+}
+
+// opScatterMin is the generated core of ScatterMin: returns a copy of x
+// with the elements at indices along axis lowered to the updates where
+// those are smaller (NumPy's np.minimum.at). It is the inverse of Take(x,
+// indices, axis): updates broadcasts to Take's result shape, x.shape[:axis]
+// + indices.shape + x.shape[axis+1:]. Negative indices count from the end;
+// out-of-range indices are an error (checked when indices is concrete, not
+// inside Jit).
+//
+// NumPy: at(np.minimum, x, axis_key(x, axis, indices), updates). MLX:
+// mx.scatter_min.
+func opScatterMin(x, indices, updates *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("ScatterMin", ir.ScatterMin, at, x, indices, updates)
+}
+
+// opMaskedScatter is the generated core of MaskedScatter: returns a copy of
+// x where the positions mask (broadcast to x's shape) marks true take the
+// elements of values in order (row-major), as NumPy's x[mask] =
+// values[:count]. values needs at least as many elements as mask has true
+// positions (checked when mask and values are concrete; inside Jit missing
+// values read as zeros).
+//
+// NumPy: masked_scatter(x, mask, values). MLX: mx.masked_scatter.
+func opMaskedScatter(x, mask, values *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("MaskedScatter", ir.MaskedScatter, at, x, mask, values)
+}
+
 // Sorting and selection.
+
+// Sort returns x's elements sorted ascending along axis (-1: the last).
+//
+// NumPy: np.sort(x, axis=axis). MLX: mx.sort.
+func Sort(x *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("Sort", ir.Sort, at, x)
+}
+
+// Sort is the method form of Sort.
+func (t *Tensor) Sort(axis int) *Tensor {
+	return Sort(t, axis)
+}
+
+// Argsort returns the indices (uint32) that sort x ascending along axis;
+// equal elements keep their order (stable).
+//
+// NumPy: np.argsort(x, axis=axis, kind='stable'). MLX: mx.argsort.
+func Argsort(x *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("Argsort", ir.Argsort, at, x)
+}
+
+// Argsort is the method form of Argsort.
+func (t *Tensor) Argsort(axis int) *Tensor {
+	return Argsort(t, axis)
+}
+
+// TopK returns the k largest elements of x along axis, in ascending order
+// (MLX leaves them unordered; sorting k elements is cheap and makes the
+// result reproducible).
+//
+// NumPy: np.sort(x, axis=axis).take(range(x.shape[axis] - k,
+// x.shape[axis]), axis=axis). MLX: mx.topk.
+func TopK(x *Tensor, k int, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(k)
+	at.Int(axis)
+	return apply("TopK", ir.Topk, at, x)
+}
+
+// TopK is the method form of TopK.
+func (t *Tensor) TopK(k int, axis int) *Tensor {
+	return TopK(t, k, axis)
+}
+
+// Partition reorders x along axis so the element at kth is the one a sort
+// would put there, no larger element before it and no smaller one after it
+// (cheaper than Sort).
+//
+// MLX: mx.partition.
+func Partition(x *Tensor, kth int, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(kth)
+	at.Int(axis)
+	return apply("Partition", ir.Partition, at, x)
+}
+
+// Partition is the method form of Partition.
+func (t *Tensor) Partition(kth int, axis int) *Tensor {
+	return Partition(t, kth, axis)
+}
+
+// Argpartition returns the indices (uint32) that would Partition x along
+// axis.
+//
+// MLX: mx.argpartition.
+func Argpartition(x *Tensor, kth int, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(kth)
+	at.Int(axis)
+	return apply("Argpartition", ir.Argpartition, at, x)
+}
+
+// Argpartition is the method form of Argpartition.
+func (t *Tensor) Argpartition(kth int, axis int) *Tensor {
+	return Argpartition(t, kth, axis)
+}
 
 // Random (explicit keys).
 
@@ -1847,6 +2954,16 @@ func OnesLike(x *Tensor) *Tensor {
 // hints say how to fix a bad call of each op.
 var hints = map[string]string{
 	"Add":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"All":                             "axes must be distinct and in range -rank..rank-1",
+	"AllKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"Any":                             "axes must be distinct and in range -rank..rank-1",
+	"AnyKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"Argmax":                          "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"ArgmaxKeepDims":                  "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"Argmin":                          "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"ArgminKeepDims":                  "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"Argpartition":                    "kth must be in range -size..size-1 of the axis",
+	"Argsort":                         "the axis must be in range -rank..rank-1",
 	"AvgPool1d":                       "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
 	"AvgPool1dWith":                   "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
 	"AvgPool2d":                       "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
@@ -1857,6 +2974,7 @@ var hints = map[string]string{
 	"CategoricalN":                    "key must be a key from Key(seed) or KeySplit; axis in range; logits float",
 	"Cholesky":                        "x must be symmetric positive definite, float32 or float64, shape (…, n, n)",
 	"CholeskyUpper":                   "x must be symmetric positive definite, float32 or float64, shape (…, n, n)",
+	"Concatenate":                     "every tensor needs the same rank and the same dimensions except along axis",
 	"Conv1d":                          "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
 	"Conv1dWith":                      "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
 	"Conv2d":                          "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
@@ -1869,8 +2987,18 @@ var hints = map[string]string{
 	"ConvTranspose2dWith":             "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
 	"ConvTranspose3d":                 "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
 	"ConvTranspose3dWith":             "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"CountNonzero":                    "axes must be distinct and in range -rank..rank-1",
+	"CountNonzeroKeepDims":            "axes must be distinct and in range -rank..rank-1",
 	"Cross":                           "the axis must have size 3 in both operands",
 	"CrossAxis":                       "the axis must have size 3 in both operands",
+	"Cummax":                          "the axis must be in range -rank..rank-1",
+	"CummaxWith":                      "the axis must be in range -rank..rank-1",
+	"Cummin":                          "the axis must be in range -rank..rank-1",
+	"CumminWith":                      "the axis must be in range -rank..rank-1",
+	"Cumprod":                         "the axis must be in range -rank..rank-1",
+	"CumprodWith":                     "the axis must be in range -rank..rank-1",
+	"Cumsum":                          "the axis must be in range -rank..rank-1",
+	"CumsumWith":                      "the axis must be in range -rank..rank-1",
 	"Det":                             "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
 	"Diagonal":                        "x needs at least two dimensions; axis1 and axis2 must differ",
 	"DiagonalWith":                    "x needs at least two dimensions; axis1 and axis2 must differ",
@@ -1879,12 +3007,16 @@ var hints = map[string]string{
 	"Eigh":                            "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
 	"Eigvalsh":                        "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
 	"Einsum":                          "give one comma-separated subscript group per operand, each as long as its operand's rank",
+	"ExpandDims":                      "axes are positions in the result: distinct, in range -(rank+len(axes))..rank+len(axes)-1",
 	"FFT":                             "axis must be in range and n positive (0 keeps the length)",
 	"FFT2":                            "axes must be distinct and in range; n needs one positive size per axis",
 	"FFTN":                            "axes must be distinct and in range; n needs one positive size per axis",
 	"FFTNWith":                        "axes must be distinct and in range; n needs one positive size per axis",
 	"FFTShift":                        "axes must be distinct and in range -rank..rank-1",
 	"FFTWith":                         "axis must be in range and n positive (0 keeps the length)",
+	"Flatten":                         "start and end must be axes of x with start <= end",
+	"FlattenRange":                    "start and end must be axes of x with start <= end",
+	"Flip":                            "axes must be distinct and in range -rank..rank-1",
 	"Gumbel":                          "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
 	"GumbelOf":                        "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
 	"IFFT":                            "axis must be in range and n positive (0 keeps the length)",
@@ -1904,8 +3036,14 @@ var hints = map[string]string{
 	"Laplace":                         "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
 	"LaplaceOf":                       "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
 	"LayerNorm":                       "weight and bias must have x's last dimension, shape (D,)",
+	"LogCumSumExp":                    "the axis must be in range -rank..rank-1",
+	"LogCumSumExpWith":                "the axis must be in range -rank..rank-1",
 	"LogSoftmax":                      "axes must be distinct and in range -rank..rank-1",
+	"LogSumExp":                       "axes must be distinct and in range -rank..rank-1",
+	"LogSumExpKeepDims":               "axes must be distinct and in range -rank..rank-1",
+	"MaskedScatter":                   "mask is bool and broadcasts to x; values needs at least one element per true position of mask",
 	"Matmul":                          "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
+	"MatrixTranspose":                 "x needs at least two dimensions",
 	"Max":                             "axes must be distinct and in range -rank..rank-1",
 	"MaxKeepDims":                     "axes must be distinct and in range -rank..rank-1",
 	"MaxPool1d":                       "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
@@ -1915,18 +3053,27 @@ var hints = map[string]string{
 	"Maximum":                         "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Mean":                            "axes must be distinct and in range -rank..rank-1",
 	"MeanKeepDims":                    "axes must be distinct and in range -rank..rank-1",
+	"Median":                          "axes must be distinct and in range -rank..rank-1",
+	"MedianKeepDims":                  "axes must be distinct and in range -rank..rank-1",
 	"Min":                             "axes must be distinct and in range -rank..rank-1",
 	"MinKeepDims":                     "axes must be distinct and in range -rank..rank-1",
 	"Minimum":                         "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Moveaxis":                        "axes must be in range -rank..rank-1",
 	"Mul":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Norm":                            "give at most two distinct axes in range; a norm order other than 2 without axes needs a 1-D or 2-D x",
 	"NormOrd":                         "give at most two distinct axes in range; a norm order other than 2 without axes needs a 1-D or 2-D x",
 	"Normal":                          "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
 	"NormalOf":                        "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
 	"Outer":                           "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
+	"Pad":                             "give low and high with one non-negative width per axis",
+	"PadEdge":                         "give low and high with one non-negative width per axis",
+	"Partition":                       "kth must be in range -size..size-1 of the axis",
 	"Permutation":                     "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
 	"Pinv":                            "x must be float32 or float64 with shape (…, m, n)",
 	"Pow":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Prod":                            "axes must be distinct and in range -rank..rank-1",
+	"ProdKeepDims":                    "axes must be distinct and in range -rank..rank-1",
+	"PutAlongAxis":                    "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1; values must broadcast to indices",
 	"QR":                              "x must be float32 or float64 with shape (…, m, n)",
 	"RFFT":                            "axis must be in range and n positive (0 keeps the length)",
 	"RFFT2":                           "axes must be distinct and in range; n needs one positive size per axis",
@@ -1936,22 +3083,44 @@ var hints = map[string]string{
 	"RMSNorm":                         "weight must have x's last dimension, shape (D,)",
 	"Randint":                         "key must be a key from Key(seed) or KeySplit; dtype an integer type",
 	"RandintOf":                       "key must be a key from Key(seed) or KeySplit; dtype an integer type",
+	"Repeat":                          "repeats must be >= 0 and axis in range -rank..rank-1",
 	"Reshape":                         "the new shape must hold as many elements as the old one; one dimension may be -1 to infer it",
 	"RoPE":                            "x needs at least 3 dimensions (…, L, D) and dims must be even and at most D",
+	"Roll":                            "axes must be distinct and in range -rank..rank-1",
 	"SVD":                             "x must be float32 or float64 with shape (…, m, n)",
 	"ScaledDotProductAttention":       "q is (B, H_q, L_q, D), k and v (B, H_kv, L_k, D) with H_q a multiple of H_kv",
 	"ScaledDotProductAttentionCausal": "q is (B, H_q, L_q, D), k and v (B, H_kv, L_k, D) with H_q a multiple of H_kv",
 	"ScaledDotProductAttentionMasked": "q is (B, H_q, L_q, D), k and v (B, H_kv, L_k, D); the mask must broadcast to (B, H_q, L_q, L_k)",
+	"Scatter":                         "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterAdd":                      "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterMax":                      "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterMin":                      "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterProd":                     "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"SetSlice":                        "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis; the update must broadcast to the selected part's shape",
 	"Shuffle":                         "key must be a key from Key(seed) or KeySplit; axis in range",
 	"SingularValues":                  "x must be float32 or float64 with shape (…, m, n)",
+	"Slice":                           "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis",
 	"Slogdet":                         "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
 	"Softmax":                         "axes must be distinct and in range -rank..rank-1",
 	"Solve":                           "a must be float32 or float64 with shape (…, n, n) and b (…, n) or (…, n, k)",
+	"Sort":                            "the axis must be in range -rank..rank-1; Flatten x first to sort all elements",
+	"Split":                           "sections must divide the axis' size; use SplitAt for unequal pieces",
+	"SplitAt":                         "indices are ascending positions along axis",
+	"Squeeze":                         "only axes of size 1 can be squeezed; axes must be distinct and in range -rank..rank-1",
+	"Stack":                           "every tensor needs the same shape; axis is in range -(rank+1)..rank",
+	"Std":                             "axes must be distinct and in range -rank..rank-1",
+	"StdDdof":                         "axes must be distinct and in range -rank..rank-1",
+	"StdKeepDims":                     "axes must be distinct and in range -rank..rank-1",
 	"Sub":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Sum":                             "axes must be distinct and in range -rank..rank-1",
 	"SumKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"Swapaxes":                        "axes must be in range -rank..rank-1",
+	"Take":                            "indices must be integers in range -n..n-1 for the axis' size n",
+	"TakeAlongAxis":                   "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1",
 	"Tensordot":                       "the last n dimensions of a must equal the first n of b",
 	"TensordotAxes":                   "axes_a and axes_b must have the same length and pair dimensions of equal size",
+	"Tile":                            "give one non-negative count per axis",
+	"TopK":                            "k must be in 1..size of axis, and the axis in range -rank..rank-1",
 	"Trace":                           "x needs at least two dimensions; axis1 and axis2 must differ",
 	"TraceWith":                       "x needs at least two dimensions; axis1 and axis2 must differ",
 	"Transpose":                       "give a permutation of 0..rank-1, or no axes to reverse them",
@@ -1960,6 +3129,10 @@ var hints = map[string]string{
 	"Triu":                            "x needs at least two dimensions",
 	"TruncatedNormal":                 "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
 	"TruncatedNormalOf":               "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"Unflatten":                       "dims must multiply to the axis' size (one may be -1)",
 	"Uniform":                         "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
 	"UniformOf":                       "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"Var":                             "axes must be distinct and in range -rank..rank-1",
+	"VarDdof":                         "axes must be distinct and in range -rank..rank-1",
+	"VarKeepDims":                     "axes must be distinct and in range -rank..rank-1",
 }

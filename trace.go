@@ -1,12 +1,10 @@
 package emily
 
 import (
-	"bytes"
 	"fmt"
+	"github.com/emily-go/emily/internal/goid"
 	"reflect"
-	"runtime"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -64,26 +62,12 @@ var traces struct {
 	byG    map[uint64]*tracer
 }
 
-// goroutineID reads the current goroutine's id from its stack header
-// ("goroutine 17 [running]:"): Go has no public API for it, and this is
-// only done while some trace is running.
-func goroutineID() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	id, _ := strconv.ParseUint(string(b), 10, 64)
-	return id
-}
-
 // activeTrace returns the trace running on this goroutine, if any.
 func activeTrace() *tracer {
 	if traces.active.Load() == 0 {
 		return nil
 	}
-	id := goroutineID()
+	id := goid.ID()
 	traces.mu.Lock()
 	defer traces.mu.Unlock()
 	return traces.byG[id]
@@ -93,7 +77,7 @@ func activeTrace() *tracer {
 // restores the previous one (traces nest when a jitted function calls
 // another on concrete values while being traced).
 func enterTrace(tr *tracer) func() {
-	id := goroutineID()
+	id := goid.ID()
 	traces.mu.Lock()
 	if traces.byG == nil {
 		traces.byG = map[uint64]*tracer{}

@@ -55,7 +55,7 @@ func TestComplete(t *testing.T) {
 		start, end int
 		exact      bool
 	}{
-		{"emily.Ar", -1, []string{"emily.Arange", "emily.ArangeOf"}, 0, 8, true},
+		{"emily.Aran", -1, []string{"emily.Arange", "emily.ArangeOf"}, 0, 10, true},
 		{"x := emily.Matm", -1, []string{"emily.Matmul"}, 5, 15, true},
 		{"emily.", -1, []string{"emily.Arange", "emily.Jit", "emily.Tensor", "emily.Float32"}, 0, 6, false},
 		{"fmt.Printl", -1, []string{"fmt.Println"}, 0, 10, true},
@@ -68,7 +68,7 @@ func TestComplete(t *testing.T) {
 		{"tv.Resh", -1, []string{"tv.Reshape"}, 0, 7, true},
 		{"fo", -1, []string{"for"}, 0, 2, false},
 		{"appe", -1, []string{"append"}, 0, 4, true},
-		{"emily.Ar + 1", 8, []string{"emily.Arange", "emily.ArangeOf"}, 0, 8, true},
+		{"emily.Aran + 1", 10, []string{"emily.Arange", "emily.ArangeOf"}, 0, 10, true},
 		{"", -1, nil, 0, 0, true},
 		{"x := ", -1, nil, 5, 5, true},
 		{"nosuchpkg.Fo", -1, nil, 12, 12, true},

@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/emily-go/emily/internal/goid"
 	"reflect"
 	"runtime"
-	"strconv"
 	"time"
 
 	"github.com/traefik/yaegi/interp"
@@ -37,7 +37,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 	done := make(chan error, 1)
 	gid := make(chan uint64, 1)
 	go func() {
-		gid <- goroutineID()
+		gid <- goid.ID()
 		_, err := s.yi.ExecuteWithContext(yctx, prog)
 		done <- err
 	}()
@@ -116,17 +116,4 @@ func goroutineRunning(marker []byte) bool {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-}
-
-// goroutineID returns the id of the calling goroutine, from the first
-// line of its traceback: "goroutine 42 [running]:".
-func goroutineID() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	id, _ := strconv.ParseUint(string(b), 10, 64)
-	return id
 }

@@ -22,6 +22,21 @@ const (
 	Max                                       // Max
 	Min                                       // Min
 	Mean                                      // Mean
+	Prod                                      // Prod
+	Var                                       // Var
+	Std                                       // Std
+	Argmin                                    // Argmin
+	Argmax                                    // Argmax
+	All                                       // All
+	Any                                       // Any
+	Logsumexp                                 // LogSumExp
+	Median                                    // Median
+	CountNonzero                              // CountNonzero
+	Cumsum                                    // Cumsum
+	Cumprod                                   // Cumprod
+	Cummax                                    // Cummax
+	Cummin                                    // Cummin
+	Logcumsumexp                              // LogCumSumExp
 	Matmul                                    // Matmul
 	Dot                                       // Dot
 	Outer                                     // Outer
@@ -85,6 +100,41 @@ const (
 	Reshape                                   // Reshape
 	Transpose                                 // Transpose
 	BroadcastTo                               // BroadcastTo
+	Squeeze                                   // Squeeze
+	ExpandDims                                // ExpandDims
+	Concatenate                               // Concatenate
+	Stack                                     // Stack
+	Split                                     // Split
+	SplitAt                                   // SplitAt
+	Tile                                      // Tile
+	Repeat                                    // Repeat
+	Pad                                       // Pad
+	Flip                                      // Flip
+	Roll                                      // Roll
+	Flatten                                   // Flatten
+	Swapaxes                                  // Swapaxes
+	Moveaxis                                  // Moveaxis
+	Unflatten                                 // Unflatten
+	Atleast1d                                 // Atleast1d
+	Atleast2d                                 // Atleast2d
+	Atleast3d                                 // Atleast3d
+	MatrixTranspose                           // MatrixTranspose
+	Slice                                     // Slice
+	SliceUpdate                               // SetSlice
+	Take                                      // Take
+	TakeAlongAxis                             // TakeAlongAxis
+	PutAlongAxis                              // PutAlongAxis
+	Scatter                                   // Scatter
+	ScatterAdd                                // ScatterAdd
+	ScatterProd                               // ScatterProd
+	ScatterMax                                // ScatterMax
+	ScatterMin                                // ScatterMin
+	MaskedScatter                             // MaskedScatter
+	Sort                                      // Sort
+	Argsort                                   // Argsort
+	Topk                                      // TopK
+	Partition                                 // Partition
+	Argpartition                              // Argpartition
 	Key                                       // Key
 	KeySplit                                  // KeySplit
 	Uniform                                   // Uniform
@@ -128,6 +178,21 @@ var opTable = [opCount]OpInfo{
 	Max:                             {Name: "max", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
 	Min:                             {Name: "min", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
 	Mean:                            {Name: "mean", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Prod:                            {Name: "prod", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Var:                             {Name: "var", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "ddof", Kind: AttrInt}, {Name: "keepdims", Kind: AttrBool}, {Name: "axes", Kind: AttrInts}}},
+	Std:                             {Name: "std", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "ddof", Kind: AttrInt}, {Name: "keepdims", Kind: AttrBool}, {Name: "axes", Kind: AttrInts}}},
+	Argmin:                          {Name: "argmin", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Argmax:                          {Name: "argmax", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	All:                             {Name: "all", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Any:                             {Name: "any", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Logsumexp:                       {Name: "logsumexp", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Median:                          {Name: "median", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	CountNonzero:                    {Name: "count_nonzero", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Cumsum:                          {Name: "cumsum", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
+	Cumprod:                         {Name: "cumprod", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
+	Cummax:                          {Name: "cummax", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
+	Cummin:                          {Name: "cummin", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
+	Logcumsumexp:                    {Name: "logcumsumexp", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
 	Matmul:                          {Name: "matmul", Arity: 2, Outputs: 1, OutputsFrom: -1},
 	Dot:                             {Name: "dot", Arity: 2, Outputs: 1, OutputsFrom: -1},
 	Outer:                           {Name: "outer", Arity: 2, Outputs: 1, OutputsFrom: -1},
@@ -191,6 +256,41 @@ var opTable = [opCount]OpInfo{
 	Reshape:                         {Name: "reshape", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrShape}}},
 	Transpose:                       {Name: "transpose", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
 	BroadcastTo:                     {Name: "broadcast_to", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrShape}}},
+	Squeeze:                         {Name: "squeeze", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	ExpandDims:                      {Name: "expand_dims", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	Concatenate:                     {Name: "concatenate", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Stack:                           {Name: "stack", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Split:                           {Name: "split", Arity: 1, Outputs: 0, OutputsFrom: 0, Attrs: []AttrInfo{{Name: "sections", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	SplitAt:                         {Name: "split_at", Arity: 1, Outputs: 0, OutputsFrom: 0, Attrs: []AttrInfo{{Name: "indices", Kind: AttrInts}, {Name: "axis", Kind: AttrInt}}},
+	Tile:                            {Name: "tile", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "reps", Kind: AttrInts}}},
+	Repeat:                          {Name: "repeat", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "repeats", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Pad:                             {Name: "pad", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "low", Kind: AttrInts}, {Name: "high", Kind: AttrInts}, {Name: "value", Kind: AttrFloat}, {Name: "mode", Kind: AttrEnum, Enum: []string{"constant", "edge"}}}},
+	Flip:                            {Name: "flip", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	Roll:                            {Name: "roll", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "shift", Kind: AttrInt}, {Name: "axes", Kind: AttrInts}}},
+	Flatten:                         {Name: "flatten", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrInt}, {Name: "end", Kind: AttrInt}}},
+	Swapaxes:                        {Name: "swapaxes", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis1", Kind: AttrInt}, {Name: "axis2", Kind: AttrInt}}},
+	Moveaxis:                        {Name: "moveaxis", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "source", Kind: AttrInt}, {Name: "destination", Kind: AttrInt}}},
+	Unflatten:                       {Name: "unflatten", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "dims", Kind: AttrShape}}},
+	Atleast1d:                       {Name: "atleast_1d", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Atleast2d:                       {Name: "atleast_2d", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Atleast3d:                       {Name: "atleast_3d", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	MatrixTranspose:                 {Name: "matrix_transpose", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Slice:                           {Name: "slice", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrInts}, {Name: "stop", Kind: AttrInts}, {Name: "strides", Kind: AttrInts}}},
+	SliceUpdate:                     {Name: "slice_update", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrInts}, {Name: "stop", Kind: AttrInts}, {Name: "strides", Kind: AttrInts}}},
+	Take:                            {Name: "take", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	TakeAlongAxis:                   {Name: "take_along_axis", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	PutAlongAxis:                    {Name: "put_along_axis", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Scatter:                         {Name: "scatter", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	ScatterAdd:                      {Name: "scatter_add", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	ScatterProd:                     {Name: "scatter_prod", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	ScatterMax:                      {Name: "scatter_max", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	ScatterMin:                      {Name: "scatter_min", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	MaskedScatter:                   {Name: "masked_scatter", Arity: 3, Outputs: 1, OutputsFrom: -1},
+	Sort:                            {Name: "sort", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Argsort:                         {Name: "argsort", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Topk:                            {Name: "topk", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "k", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Partition:                       {Name: "partition", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kth", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Argpartition:                    {Name: "argpartition", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kth", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
 	Key:                             {Name: "key", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "seed", Kind: AttrInt64}}},
 	KeySplit:                        {Name: "key_split", Arity: 1, Outputs: 0, OutputsFrom: 0, Attrs: []AttrInfo{{Name: "num", Kind: AttrInt}}},
 	Uniform:                         {Name: "uniform", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "low", Kind: AttrFloat}, {Name: "high", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},

@@ -4,4 +4,122 @@
 
 namespace emily::gen {
 
+// Slice
+std::vector<mx::array> op_slice(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> start = r.ints();
+  [[maybe_unused]] std::vector<int> stop = r.ints();
+  [[maybe_unused]] std::vector<int> strides = r.ints();
+  return outputs(mx::slice(x, shape_of(start), shape_of(stop), shape_of(strides), s));
+}
+
+// SetSlice
+std::vector<mx::array> op_slice_update(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& update = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> start = r.ints();
+  [[maybe_unused]] std::vector<int> stop = r.ints();
+  [[maybe_unused]] std::vector<int> strides = r.ints();
+  return outputs(mx::slice_update(x, mx::astype(update, x.dtype(), s), shape_of(start), shape_of(stop), shape_of(strides), s));
+}
+
+// Take
+std::vector<mx::array> op_take(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& indices = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::take(x, indices, axis, s));
+}
+
+// TakeAlongAxis
+std::vector<mx::array> op_take_along_axis(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& indices = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::take_along_axis(x, indices, axis, s));
+}
+
+// PutAlongAxis
+std::vector<mx::array> op_put_along_axis(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& indices = args.in[1];
+  [[maybe_unused]] const mx::array& values = args.in[2];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::put_along_axis(x, indices, values, axis, s));
+}
+
+// Scatter
+std::vector<mx::array> op_scatter(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& indices = args.in[1];
+  [[maybe_unused]] const mx::array& updates = args.in[2];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(scatter_axis(x, indices, updates, axis, 0, s));
+}
+
+// ScatterAdd
+std::vector<mx::array> op_scatter_add(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& indices = args.in[1];
+  [[maybe_unused]] const mx::array& updates = args.in[2];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(scatter_axis(x, indices, updates, axis, 1, s));
+}
+
+// ScatterProd
+std::vector<mx::array> op_scatter_prod(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& indices = args.in[1];
+  [[maybe_unused]] const mx::array& updates = args.in[2];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(scatter_axis(x, indices, updates, axis, 2, s));
+}
+
+// ScatterMax
+std::vector<mx::array> op_scatter_max(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& indices = args.in[1];
+  [[maybe_unused]] const mx::array& updates = args.in[2];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(scatter_axis(x, indices, updates, axis, 3, s));
+}
+
+// ScatterMin
+std::vector<mx::array> op_scatter_min(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& indices = args.in[1];
+  [[maybe_unused]] const mx::array& updates = args.in[2];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(scatter_axis(x, indices, updates, axis, 4, s));
+}
+
+// MaskedScatter
+std::vector<mx::array> op_masked_scatter(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& mask = args.in[1];
+  [[maybe_unused]] const mx::array& values = args.in[2];
+  return outputs(masked_scatter_safe(x, mask, values, s));
+}
+
 }  // namespace emily::gen

@@ -44,4 +44,106 @@ std::vector<mx::array> op_mean(const OpArgs& args) {
   return outputs(mx::mean(x, axes_or_all(x, axes), keepdims, s));
 }
 
+// Prod
+std::vector<mx::array> op_prod(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  return outputs(mx::prod(x, axes_or_all(x, axes), keepdims, s));
+}
+
+// Var
+std::vector<mx::array> op_var(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int ddof = r.i32();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(mx::var(x, axes_or_all(x, axes), keepdims, ddof, s));
+}
+
+// Std
+std::vector<mx::array> op_std(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int ddof = r.i32();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(mx::std(x, axes_or_all(x, axes), keepdims, ddof, s));
+}
+
+// Argmin
+std::vector<mx::array> op_argmin(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axis = r.ints();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  return outputs(one_axis("Argmin", axis) ? mx::argmin(x, axis[0], keepdims, s) : mx::argmin(x, keepdims, s));
+}
+
+// Argmax
+std::vector<mx::array> op_argmax(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axis = r.ints();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  return outputs(one_axis("Argmax", axis) ? mx::argmax(x, axis[0], keepdims, s) : mx::argmax(x, keepdims, s));
+}
+
+// All
+std::vector<mx::array> op_all(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  return outputs(mx::all(x, axes_or_all(x, axes), keepdims, s));
+}
+
+// Any
+std::vector<mx::array> op_any(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  return outputs(mx::any(x, axes_or_all(x, axes), keepdims, s));
+}
+
+// LogSumExp
+std::vector<mx::array> op_logsumexp(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  return outputs(mx::logsumexp(x, axes_or_all(x, axes), keepdims, s));
+}
+
+// Median
+std::vector<mx::array> op_median(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  return outputs(mx::median(x, axes_or_all(x, axes), keepdims, s));
+}
+
+// CountNonzero
+std::vector<mx::array> op_count_nonzero(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  return outputs(mx::count_nonzero(x, axes_or_all(x, axes), keepdims, s));
+}
+
 }  // namespace emily::gen

@@ -4,4 +4,59 @@
 
 namespace emily::gen {
 
+// Cumsum
+std::vector<mx::array> op_cumsum(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  [[maybe_unused]] bool reverse = r.boolean();
+  [[maybe_unused]] bool inclusive = r.boolean();
+  return outputs(mx::cumsum(x, axis, reverse, inclusive, s));
+}
+
+// Cumprod
+std::vector<mx::array> op_cumprod(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  [[maybe_unused]] bool reverse = r.boolean();
+  [[maybe_unused]] bool inclusive = r.boolean();
+  return outputs(mx::cumprod(x, axis, reverse, inclusive, s));
+}
+
+// Cummax
+std::vector<mx::array> op_cummax(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  [[maybe_unused]] bool reverse = r.boolean();
+  [[maybe_unused]] bool inclusive = r.boolean();
+  return outputs(mx::cummax(x, axis, reverse, inclusive, s));
+}
+
+// Cummin
+std::vector<mx::array> op_cummin(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  [[maybe_unused]] bool reverse = r.boolean();
+  [[maybe_unused]] bool inclusive = r.boolean();
+  return outputs(mx::cummin(x, axis, reverse, inclusive, s));
+}
+
+// LogCumSumExp
+std::vector<mx::array> op_logcumsumexp(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  [[maybe_unused]] bool reverse = r.boolean();
+  [[maybe_unused]] bool inclusive = r.boolean();
+  return outputs(mx::logcumsumexp(x, axis, reverse, inclusive, s));
+}
+
 }  // namespace emily::gen

@@ -31,4 +31,178 @@ std::vector<mx::array> op_broadcast_to(const OpArgs& args) {
   return outputs(mx::broadcast_to(x, dims, s));
 }
 
+// Squeeze
+std::vector<mx::array> op_squeeze(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(axes.empty() ? mx::squeeze(x, s) : mx::squeeze(x, axes, s));
+}
+
+// ExpandDims
+std::vector<mx::array> op_expand_dims(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(mx::expand_dims(x, axes, s));
+}
+
+// Concatenate
+std::vector<mx::array> op_concatenate(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const std::vector<mx::array>& xs = args.in;
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::concatenate(xs, axis, s));
+}
+
+// Stack
+std::vector<mx::array> op_stack(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const std::vector<mx::array>& xs = args.in;
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::stack(xs, axis, s));
+}
+
+// Split
+std::vector<mx::array> op_split(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int sections = r.i32();
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::split(x, sections, axis, s));
+}
+
+// SplitAt
+std::vector<mx::array> op_split_at(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> indices = r.ints();
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::split(x, shape_of(indices), axis, s));
+}
+
+// Tile
+std::vector<mx::array> op_tile(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> reps = r.ints();
+  return outputs(mx::tile(x, reps, s));
+}
+
+// Repeat
+std::vector<mx::array> op_repeat(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int repeats = r.i32();
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::repeat(x, repeats, axis, s));
+}
+
+// Pad
+std::vector<mx::array> op_pad(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> low = r.ints();
+  [[maybe_unused]] std::vector<int> high = r.ints();
+  [[maybe_unused]] double value = r.f64();
+  [[maybe_unused]] int mode = r.i32();
+  return outputs(mx::pad(x, axes_or_all(x, {}), shape_of(low), shape_of(high), mx::array(value, x.dtype()), mode == 0 ? "constant" : "edge", s));
+}
+
+// Flip
+std::vector<mx::array> op_flip(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(mx::flip(x, axes_or_all(x, axes), s));
+}
+
+// Roll
+std::vector<mx::array> op_roll(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int shift = r.i32();
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(axes.empty() ? mx::roll(x, shift, s) : mx::roll(x, shift, axes, s));
+}
+
+// Flatten
+std::vector<mx::array> op_flatten(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int start = r.i32();
+  [[maybe_unused]] int end = r.i32();
+  return outputs(mx::flatten(x, start, end, s));
+}
+
+// Swapaxes
+std::vector<mx::array> op_swapaxes(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis1 = r.i32();
+  [[maybe_unused]] int axis2 = r.i32();
+  return outputs(mx::swapaxes(x, axis1, axis2, s));
+}
+
+// Moveaxis
+std::vector<mx::array> op_moveaxis(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int source = r.i32();
+  [[maybe_unused]] int destination = r.i32();
+  return outputs(mx::moveaxis(x, source, destination, s));
+}
+
+// Unflatten
+std::vector<mx::array> op_unflatten(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  [[maybe_unused]] mx::Shape dims = r.shape();
+  return outputs(mx::unflatten(x, axis, dims, s));
+}
+
+// Atleast1d
+std::vector<mx::array> op_atleast_1d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::atleast_1d(x, s));
+}
+
+// Atleast2d
+std::vector<mx::array> op_atleast_2d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::atleast_2d(x, s));
+}
+
+// Atleast3d
+std::vector<mx::array> op_atleast_3d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::atleast_3d(x, s));
+}
+
+// MatrixTranspose
+std::vector<mx::array> op_matrix_transpose(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::matrix_transpose(x, s));
+}
+
 }  // namespace emily::gen

@@ -4,4 +4,52 @@
 
 namespace emily::gen {
 
+// Sort
+std::vector<mx::array> op_sort(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::sort(x, axis, s));
+}
+
+// Argsort
+std::vector<mx::array> op_argsort(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::argsort(x, axis, s));
+}
+
+// TopK
+std::vector<mx::array> op_topk(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int k = r.i32();
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::sort(mx::topk(x, k, axis, s), axis, s));
+}
+
+// Partition
+std::vector<mx::array> op_partition(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int kth = r.i32();
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::partition(x, kth, axis, s));
+}
+
+// Argpartition
+std::vector<mx::array> op_argpartition(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int kth = r.i32();
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::argpartition(x, kth, axis, s));
+}
+
 }  // namespace emily::gen

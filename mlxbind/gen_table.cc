@@ -23,6 +23,21 @@ std::vector<mx::array> op_sum(const OpArgs&);
 std::vector<mx::array> op_max(const OpArgs&);
 std::vector<mx::array> op_min(const OpArgs&);
 std::vector<mx::array> op_mean(const OpArgs&);
+std::vector<mx::array> op_prod(const OpArgs&);
+std::vector<mx::array> op_var(const OpArgs&);
+std::vector<mx::array> op_std(const OpArgs&);
+std::vector<mx::array> op_argmin(const OpArgs&);
+std::vector<mx::array> op_argmax(const OpArgs&);
+std::vector<mx::array> op_all(const OpArgs&);
+std::vector<mx::array> op_any(const OpArgs&);
+std::vector<mx::array> op_logsumexp(const OpArgs&);
+std::vector<mx::array> op_median(const OpArgs&);
+std::vector<mx::array> op_count_nonzero(const OpArgs&);
+std::vector<mx::array> op_cumsum(const OpArgs&);
+std::vector<mx::array> op_cumprod(const OpArgs&);
+std::vector<mx::array> op_cummax(const OpArgs&);
+std::vector<mx::array> op_cummin(const OpArgs&);
+std::vector<mx::array> op_logcumsumexp(const OpArgs&);
 std::vector<mx::array> op_matmul(const OpArgs&);
 std::vector<mx::array> op_dot(const OpArgs&);
 std::vector<mx::array> op_outer(const OpArgs&);
@@ -86,6 +101,41 @@ std::vector<mx::array> op_ifftshift(const OpArgs&);
 std::vector<mx::array> op_reshape(const OpArgs&);
 std::vector<mx::array> op_transpose(const OpArgs&);
 std::vector<mx::array> op_broadcast_to(const OpArgs&);
+std::vector<mx::array> op_squeeze(const OpArgs&);
+std::vector<mx::array> op_expand_dims(const OpArgs&);
+std::vector<mx::array> op_concatenate(const OpArgs&);
+std::vector<mx::array> op_stack(const OpArgs&);
+std::vector<mx::array> op_split(const OpArgs&);
+std::vector<mx::array> op_split_at(const OpArgs&);
+std::vector<mx::array> op_tile(const OpArgs&);
+std::vector<mx::array> op_repeat(const OpArgs&);
+std::vector<mx::array> op_pad(const OpArgs&);
+std::vector<mx::array> op_flip(const OpArgs&);
+std::vector<mx::array> op_roll(const OpArgs&);
+std::vector<mx::array> op_flatten(const OpArgs&);
+std::vector<mx::array> op_swapaxes(const OpArgs&);
+std::vector<mx::array> op_moveaxis(const OpArgs&);
+std::vector<mx::array> op_unflatten(const OpArgs&);
+std::vector<mx::array> op_atleast_1d(const OpArgs&);
+std::vector<mx::array> op_atleast_2d(const OpArgs&);
+std::vector<mx::array> op_atleast_3d(const OpArgs&);
+std::vector<mx::array> op_matrix_transpose(const OpArgs&);
+std::vector<mx::array> op_slice(const OpArgs&);
+std::vector<mx::array> op_slice_update(const OpArgs&);
+std::vector<mx::array> op_take(const OpArgs&);
+std::vector<mx::array> op_take_along_axis(const OpArgs&);
+std::vector<mx::array> op_put_along_axis(const OpArgs&);
+std::vector<mx::array> op_scatter(const OpArgs&);
+std::vector<mx::array> op_scatter_add(const OpArgs&);
+std::vector<mx::array> op_scatter_prod(const OpArgs&);
+std::vector<mx::array> op_scatter_max(const OpArgs&);
+std::vector<mx::array> op_scatter_min(const OpArgs&);
+std::vector<mx::array> op_masked_scatter(const OpArgs&);
+std::vector<mx::array> op_sort(const OpArgs&);
+std::vector<mx::array> op_argsort(const OpArgs&);
+std::vector<mx::array> op_topk(const OpArgs&);
+std::vector<mx::array> op_partition(const OpArgs&);
+std::vector<mx::array> op_argpartition(const OpArgs&);
 std::vector<mx::array> op_key(const OpArgs&);
 std::vector<mx::array> op_key_split(const OpArgs&);
 std::vector<mx::array> op_uniform(const OpArgs&);
@@ -114,6 +164,21 @@ const AttrSchema attrs_sum[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 
 const AttrSchema attrs_max[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
 const AttrSchema attrs_min[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
 const AttrSchema attrs_mean[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_prod[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_var[] = {{"ddof", kAttrInt, 0}, {"keepdims", kAttrBool, 0}, {"axes", kAttrInts, 0}, };
+const AttrSchema attrs_std[] = {{"ddof", kAttrInt, 0}, {"keepdims", kAttrBool, 0}, {"axes", kAttrInts, 0}, };
+const AttrSchema attrs_argmin[] = {{"axis", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_argmax[] = {{"axis", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_all[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_any[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_logsumexp[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_median[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_count_nonzero[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
+const AttrSchema attrs_cumsum[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
+const AttrSchema attrs_cumprod[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
+const AttrSchema attrs_cummax[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
+const AttrSchema attrs_cummin[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
+const AttrSchema attrs_logcumsumexp[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
 const AttrSchema attrs_tensordot[] = {{"n", kAttrInt, 0}, };
 const AttrSchema attrs_tensordot_axes[] = {{"axes_a", kAttrInts, 0}, {"axes_b", kAttrInts, 0}, };
 const AttrSchema attrs_einsum[] = {{"subscripts", kAttrString, 0}, };
@@ -157,6 +222,36 @@ const AttrSchema attrs_ifftshift[] = {{"axes", kAttrInts, 0}, };
 const AttrSchema attrs_reshape[] = {{"dims", kAttrShape, 0}, };
 const AttrSchema attrs_transpose[] = {{"axes", kAttrInts, 0}, };
 const AttrSchema attrs_broadcast_to[] = {{"dims", kAttrShape, 0}, };
+const AttrSchema attrs_squeeze[] = {{"axes", kAttrInts, 0}, };
+const AttrSchema attrs_expand_dims[] = {{"axes", kAttrInts, 0}, };
+const AttrSchema attrs_concatenate[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_stack[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_split[] = {{"sections", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
+const AttrSchema attrs_split_at[] = {{"indices", kAttrInts, 0}, {"axis", kAttrInt, 0}, };
+const AttrSchema attrs_tile[] = {{"reps", kAttrInts, 0}, };
+const AttrSchema attrs_repeat[] = {{"repeats", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
+const AttrSchema attrs_pad[] = {{"low", kAttrInts, 0}, {"high", kAttrInts, 0}, {"value", kAttrFloat, 0}, {"mode", kAttrEnum, 2}, };
+const AttrSchema attrs_flip[] = {{"axes", kAttrInts, 0}, };
+const AttrSchema attrs_roll[] = {{"shift", kAttrInt, 0}, {"axes", kAttrInts, 0}, };
+const AttrSchema attrs_flatten[] = {{"start", kAttrInt, 0}, {"end", kAttrInt, 0}, };
+const AttrSchema attrs_swapaxes[] = {{"axis1", kAttrInt, 0}, {"axis2", kAttrInt, 0}, };
+const AttrSchema attrs_moveaxis[] = {{"source", kAttrInt, 0}, {"destination", kAttrInt, 0}, };
+const AttrSchema attrs_unflatten[] = {{"axis", kAttrInt, 0}, {"dims", kAttrShape, 0}, };
+const AttrSchema attrs_slice[] = {{"start", kAttrInts, 0}, {"stop", kAttrInts, 0}, {"strides", kAttrInts, 0}, };
+const AttrSchema attrs_slice_update[] = {{"start", kAttrInts, 0}, {"stop", kAttrInts, 0}, {"strides", kAttrInts, 0}, };
+const AttrSchema attrs_take[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_take_along_axis[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_put_along_axis[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_scatter[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_scatter_add[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_scatter_prod[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_scatter_max[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_scatter_min[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_sort[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_argsort[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_topk[] = {{"k", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
+const AttrSchema attrs_partition[] = {{"kth", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
+const AttrSchema attrs_argpartition[] = {{"kth", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
 const AttrSchema attrs_key[] = {{"seed", kAttrInt64, 0}, };
 const AttrSchema attrs_key_split[] = {{"num", kAttrInt, 0}, };
 const AttrSchema attrs_uniform[] = {{"low", kAttrFloat, 0}, {"high", kAttrFloat, 0}, {"dtype", kAttrDType, 0}, {"dims", kAttrShape, 0}, };
@@ -197,6 +292,21 @@ const OpRow kOpRows[] = {
     {"max", 1, 1, -1, attrs_max, 2, gen::op_max},
     {"min", 1, 1, -1, attrs_min, 2, gen::op_min},
     {"mean", 1, 1, -1, attrs_mean, 2, gen::op_mean},
+    {"prod", 1, 1, -1, attrs_prod, 2, gen::op_prod},
+    {"var", 1, 1, -1, attrs_var, 3, gen::op_var},
+    {"std", 1, 1, -1, attrs_std, 3, gen::op_std},
+    {"argmin", 1, 1, -1, attrs_argmin, 2, gen::op_argmin},
+    {"argmax", 1, 1, -1, attrs_argmax, 2, gen::op_argmax},
+    {"all", 1, 1, -1, attrs_all, 2, gen::op_all},
+    {"any", 1, 1, -1, attrs_any, 2, gen::op_any},
+    {"logsumexp", 1, 1, -1, attrs_logsumexp, 2, gen::op_logsumexp},
+    {"median", 1, 1, -1, attrs_median, 2, gen::op_median},
+    {"count_nonzero", 1, 1, -1, attrs_count_nonzero, 2, gen::op_count_nonzero},
+    {"cumsum", 1, 1, -1, attrs_cumsum, 3, gen::op_cumsum},
+    {"cumprod", 1, 1, -1, attrs_cumprod, 3, gen::op_cumprod},
+    {"cummax", 1, 1, -1, attrs_cummax, 3, gen::op_cummax},
+    {"cummin", 1, 1, -1, attrs_cummin, 3, gen::op_cummin},
+    {"logcumsumexp", 1, 1, -1, attrs_logcumsumexp, 3, gen::op_logcumsumexp},
     {"matmul", 2, 1, -1, nullptr, 0, gen::op_matmul},
     {"dot", 2, 1, -1, nullptr, 0, gen::op_dot},
     {"outer", 2, 1, -1, nullptr, 0, gen::op_outer},
@@ -260,6 +370,41 @@ const OpRow kOpRows[] = {
     {"reshape", 1, 1, -1, attrs_reshape, 1, gen::op_reshape},
     {"transpose", 1, 1, -1, attrs_transpose, 1, gen::op_transpose},
     {"broadcast_to", 1, 1, -1, attrs_broadcast_to, 1, gen::op_broadcast_to},
+    {"squeeze", 1, 1, -1, attrs_squeeze, 1, gen::op_squeeze},
+    {"expand_dims", 1, 1, -1, attrs_expand_dims, 1, gen::op_expand_dims},
+    {"concatenate", -1, 1, -1, attrs_concatenate, 1, gen::op_concatenate},
+    {"stack", -1, 1, -1, attrs_stack, 1, gen::op_stack},
+    {"split", 1, 0, 0, attrs_split, 2, gen::op_split},
+    {"split_at", 1, 0, 0, attrs_split_at, 2, gen::op_split_at},
+    {"tile", 1, 1, -1, attrs_tile, 1, gen::op_tile},
+    {"repeat", 1, 1, -1, attrs_repeat, 2, gen::op_repeat},
+    {"pad", 1, 1, -1, attrs_pad, 4, gen::op_pad},
+    {"flip", 1, 1, -1, attrs_flip, 1, gen::op_flip},
+    {"roll", 1, 1, -1, attrs_roll, 2, gen::op_roll},
+    {"flatten", 1, 1, -1, attrs_flatten, 2, gen::op_flatten},
+    {"swapaxes", 1, 1, -1, attrs_swapaxes, 2, gen::op_swapaxes},
+    {"moveaxis", 1, 1, -1, attrs_moveaxis, 2, gen::op_moveaxis},
+    {"unflatten", 1, 1, -1, attrs_unflatten, 2, gen::op_unflatten},
+    {"atleast_1d", 1, 1, -1, nullptr, 0, gen::op_atleast_1d},
+    {"atleast_2d", 1, 1, -1, nullptr, 0, gen::op_atleast_2d},
+    {"atleast_3d", 1, 1, -1, nullptr, 0, gen::op_atleast_3d},
+    {"matrix_transpose", 1, 1, -1, nullptr, 0, gen::op_matrix_transpose},
+    {"slice", 1, 1, -1, attrs_slice, 3, gen::op_slice},
+    {"slice_update", 2, 1, -1, attrs_slice_update, 3, gen::op_slice_update},
+    {"take", 2, 1, -1, attrs_take, 1, gen::op_take},
+    {"take_along_axis", 2, 1, -1, attrs_take_along_axis, 1, gen::op_take_along_axis},
+    {"put_along_axis", 3, 1, -1, attrs_put_along_axis, 1, gen::op_put_along_axis},
+    {"scatter", 3, 1, -1, attrs_scatter, 1, gen::op_scatter},
+    {"scatter_add", 3, 1, -1, attrs_scatter_add, 1, gen::op_scatter_add},
+    {"scatter_prod", 3, 1, -1, attrs_scatter_prod, 1, gen::op_scatter_prod},
+    {"scatter_max", 3, 1, -1, attrs_scatter_max, 1, gen::op_scatter_max},
+    {"scatter_min", 3, 1, -1, attrs_scatter_min, 1, gen::op_scatter_min},
+    {"masked_scatter", 3, 1, -1, nullptr, 0, gen::op_masked_scatter},
+    {"sort", 1, 1, -1, attrs_sort, 1, gen::op_sort},
+    {"argsort", 1, 1, -1, attrs_argsort, 1, gen::op_argsort},
+    {"topk", 1, 1, -1, attrs_topk, 2, gen::op_topk},
+    {"partition", 1, 1, -1, attrs_partition, 2, gen::op_partition},
+    {"argpartition", 1, 1, -1, attrs_argpartition, 2, gen::op_argpartition},
     {"key", 0, 1, -1, attrs_key, 1, gen::op_key},
     {"key_split", 1, 0, 0, attrs_key_split, 1, gen::op_key_split},
     {"uniform", 1, 1, -1, attrs_uniform, 4, gen::op_uniform},

@@ -23,6 +23,21 @@ enum emily_opcode {
   EMILY_OP_MAX, /* Max */
   EMILY_OP_MIN, /* Min */
   EMILY_OP_MEAN, /* Mean */
+  EMILY_OP_PROD, /* Prod */
+  EMILY_OP_VAR, /* Var */
+  EMILY_OP_STD, /* Std */
+  EMILY_OP_ARGMIN, /* Argmin */
+  EMILY_OP_ARGMAX, /* Argmax */
+  EMILY_OP_ALL, /* All */
+  EMILY_OP_ANY, /* Any */
+  EMILY_OP_LOGSUMEXP, /* LogSumExp */
+  EMILY_OP_MEDIAN, /* Median */
+  EMILY_OP_COUNT_NONZERO, /* CountNonzero */
+  EMILY_OP_CUMSUM, /* Cumsum */
+  EMILY_OP_CUMPROD, /* Cumprod */
+  EMILY_OP_CUMMAX, /* Cummax */
+  EMILY_OP_CUMMIN, /* Cummin */
+  EMILY_OP_LOGCUMSUMEXP, /* LogCumSumExp */
   EMILY_OP_MATMUL, /* Matmul */
   EMILY_OP_DOT, /* Dot */
   EMILY_OP_OUTER, /* Outer */
@@ -86,6 +101,41 @@ enum emily_opcode {
   EMILY_OP_RESHAPE, /* Reshape */
   EMILY_OP_TRANSPOSE, /* Transpose */
   EMILY_OP_BROADCAST_TO, /* BroadcastTo */
+  EMILY_OP_SQUEEZE, /* Squeeze */
+  EMILY_OP_EXPAND_DIMS, /* ExpandDims */
+  EMILY_OP_CONCATENATE, /* Concatenate */
+  EMILY_OP_STACK, /* Stack */
+  EMILY_OP_SPLIT, /* Split */
+  EMILY_OP_SPLIT_AT, /* SplitAt */
+  EMILY_OP_TILE, /* Tile */
+  EMILY_OP_REPEAT, /* Repeat */
+  EMILY_OP_PAD, /* Pad */
+  EMILY_OP_FLIP, /* Flip */
+  EMILY_OP_ROLL, /* Roll */
+  EMILY_OP_FLATTEN, /* Flatten */
+  EMILY_OP_SWAPAXES, /* Swapaxes */
+  EMILY_OP_MOVEAXIS, /* Moveaxis */
+  EMILY_OP_UNFLATTEN, /* Unflatten */
+  EMILY_OP_ATLEAST_1D, /* Atleast1d */
+  EMILY_OP_ATLEAST_2D, /* Atleast2d */
+  EMILY_OP_ATLEAST_3D, /* Atleast3d */
+  EMILY_OP_MATRIX_TRANSPOSE, /* MatrixTranspose */
+  EMILY_OP_SLICE, /* Slice */
+  EMILY_OP_SLICE_UPDATE, /* SetSlice */
+  EMILY_OP_TAKE, /* Take */
+  EMILY_OP_TAKE_ALONG_AXIS, /* TakeAlongAxis */
+  EMILY_OP_PUT_ALONG_AXIS, /* PutAlongAxis */
+  EMILY_OP_SCATTER, /* Scatter */
+  EMILY_OP_SCATTER_ADD, /* ScatterAdd */
+  EMILY_OP_SCATTER_PROD, /* ScatterProd */
+  EMILY_OP_SCATTER_MAX, /* ScatterMax */
+  EMILY_OP_SCATTER_MIN, /* ScatterMin */
+  EMILY_OP_MASKED_SCATTER, /* MaskedScatter */
+  EMILY_OP_SORT, /* Sort */
+  EMILY_OP_ARGSORT, /* Argsort */
+  EMILY_OP_TOPK, /* TopK */
+  EMILY_OP_PARTITION, /* Partition */
+  EMILY_OP_ARGPARTITION, /* Argpartition */
   EMILY_OP_KEY, /* Key */
   EMILY_OP_KEY_SPLIT, /* KeySplit */
   EMILY_OP_UNIFORM, /* Uniform */

@@ -248,3 +248,8 @@ HELPERS = {
     "sigmoid": sigmoid,
     **{name: fn for name, fn in list(globals().items()) if name.endswith("_ref")},
 }
+
+# The scan, shape and index families' references.
+import numpy_refs_shape  # noqa: E402
+
+HELPERS.update(numpy_refs_shape.HELPERS)

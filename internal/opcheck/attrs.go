@@ -16,6 +16,39 @@ type caller func(in []*emily.Tensor, at map[string]any) []*emily.Tensor
 
 // manual holds the calls of ops whose Go API is hand-written.
 var manual = map[string]caller{
+	"Slice": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{in[0].Slice(rangesAttr(at)...)}
+	},
+	"SetSlice": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{in[0].SetSlice(in[1], rangesAttr(at)...)}
+	},
+	"Take": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Take(in[0], in[1], intAttr(at, "axis"))}
+	},
+	"TakeAlongAxis": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.TakeAlongAxis(in[0], in[1], intAttr(at, "axis"))}
+	},
+	"PutAlongAxis": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.PutAlongAxis(in[0], in[1], in[2], intAttr(at, "axis"))}
+	},
+	"Scatter": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Scatter(in[0], in[1], in[2], intAttr(at, "axis"))}
+	},
+	"ScatterAdd": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ScatterAdd(in[0], in[1], in[2], intAttr(at, "axis"))}
+	},
+	"ScatterProd": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ScatterProd(in[0], in[1], in[2], intAttr(at, "axis"))}
+	},
+	"ScatterMax": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ScatterMax(in[0], in[1], in[2], intAttr(at, "axis"))}
+	},
+	"ScatterMin": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ScatterMin(in[0], in[1], in[2], intAttr(at, "axis"))}
+	},
+	"MaskedScatter": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.MaskedScatter(in[0], in[1], in[2])}
+	},
 	"Arange": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.ArangeOf(dtypeAttr(at, "dtype"), floatAttr(at, "start"), floatAttr(at, "stop"), floatAttr(at, "step"))}
 	},
@@ -90,4 +123,15 @@ func dtypeAttr(at map[string]any, name string) emily.DType {
 		panic(err)
 	}
 	return d
+}
+
+// rangesAttr turns a Slice sample's start/stop/strides (NumPy's bounds,
+// one per leading axis) into the R(start, stop, step) indices Slice takes.
+func rangesAttr(at map[string]any) []any {
+	start, stop, strides := intsAttr(at, "start"), intsAttr(at, "stop"), intsAttr(at, "strides")
+	out := make([]any, len(start))
+	for i := range start {
+		out[i] = emily.R(start[i], stop[i], strides[i])
+	}
+	return out
 }

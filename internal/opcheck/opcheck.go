@@ -181,9 +181,12 @@ func runCase(dir string, op opspec.Op, fn namedCall, dt string, si int, sample o
 			n *= d
 		}
 		var vals []float64
-		if special && isFloat(idt) {
+		switch {
+		case dom == opspec.Indices:
+			vals = indexValues(r, n, sample.Shapes[0], attrs)
+		case special && isFloat(idt):
 			vals = specials[:n]
-		} else {
+		default:
 			vals = values(r, n, idt, dom)
 		}
 		if dom == opspec.SPD {

@@ -60,6 +60,102 @@ var generated = map[string]caller{
 	"MeanKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.MeanKeepDims(in[0], intsAttr(at, "axes")...)}
 	},
+	"Prod": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Prod(in[0], intsAttr(at, "axes")...)}
+	},
+	"ProdKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ProdKeepDims(in[0], intsAttr(at, "axes")...)}
+	},
+	"Var": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Var(in[0], intsAttr(at, "axes")...)}
+	},
+	"VarKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.VarKeepDims(in[0], intsAttr(at, "axes")...)}
+	},
+	"VarDdof": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.VarDdof(in[0], intAttr(at, "ddof"), boolAttr(at, "keepdims"), intsAttr(at, "axes")...)}
+	},
+	"Std": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Std(in[0], intsAttr(at, "axes")...)}
+	},
+	"StdKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.StdKeepDims(in[0], intsAttr(at, "axes")...)}
+	},
+	"StdDdof": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.StdDdof(in[0], intAttr(at, "ddof"), boolAttr(at, "keepdims"), intsAttr(at, "axes")...)}
+	},
+	"Argmin": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Argmin(in[0], intsAttr(at, "axis")...)}
+	},
+	"ArgminKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ArgminKeepDims(in[0], intsAttr(at, "axis")...)}
+	},
+	"Argmax": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Argmax(in[0], intsAttr(at, "axis")...)}
+	},
+	"ArgmaxKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ArgmaxKeepDims(in[0], intsAttr(at, "axis")...)}
+	},
+	"All": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.All(in[0], intsAttr(at, "axes")...)}
+	},
+	"AllKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.AllKeepDims(in[0], intsAttr(at, "axes")...)}
+	},
+	"Any": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Any(in[0], intsAttr(at, "axes")...)}
+	},
+	"AnyKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.AnyKeepDims(in[0], intsAttr(at, "axes")...)}
+	},
+	"LogSumExp": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogSumExp(in[0], intsAttr(at, "axes")...)}
+	},
+	"LogSumExpKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogSumExpKeepDims(in[0], intsAttr(at, "axes")...)}
+	},
+	"Median": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Median(in[0], intsAttr(at, "axes")...)}
+	},
+	"MedianKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.MedianKeepDims(in[0], intsAttr(at, "axes")...)}
+	},
+	"CountNonzero": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CountNonzero(in[0], intsAttr(at, "axes")...)}
+	},
+	"CountNonzeroKeepDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CountNonzeroKeepDims(in[0], intsAttr(at, "axes")...)}
+	},
+	"Cumsum": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Cumsum(in[0], intAttr(at, "axis"))}
+	},
+	"CumsumWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CumsumWith(in[0], intAttr(at, "axis"), boolAttr(at, "reverse"), boolAttr(at, "inclusive"))}
+	},
+	"Cumprod": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Cumprod(in[0], intAttr(at, "axis"))}
+	},
+	"CumprodWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CumprodWith(in[0], intAttr(at, "axis"), boolAttr(at, "reverse"), boolAttr(at, "inclusive"))}
+	},
+	"Cummax": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Cummax(in[0], intAttr(at, "axis"))}
+	},
+	"CummaxWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CummaxWith(in[0], intAttr(at, "axis"), boolAttr(at, "reverse"), boolAttr(at, "inclusive"))}
+	},
+	"Cummin": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Cummin(in[0], intAttr(at, "axis"))}
+	},
+	"CumminWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CumminWith(in[0], intAttr(at, "axis"), boolAttr(at, "reverse"), boolAttr(at, "inclusive"))}
+	},
+	"LogCumSumExp": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogCumSumExp(in[0], intAttr(at, "axis"))}
+	},
+	"LogCumSumExpWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogCumSumExpWith(in[0], intAttr(at, "axis"), boolAttr(at, "reverse"), boolAttr(at, "inclusive"))}
+	},
 	"Matmul": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Matmul(in[0], in[1])}
 	},
@@ -303,6 +399,84 @@ var generated = map[string]caller{
 	},
 	"BroadcastTo": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.BroadcastTo(in[0], intsAttr(at, "dims")...)}
+	},
+	"Squeeze": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Squeeze(in[0], intsAttr(at, "axes")...)}
+	},
+	"ExpandDims": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ExpandDims(in[0], intsAttr(at, "axes")...)}
+	},
+	"Concatenate": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Concatenate(in, intAttr(at, "axis"))}
+	},
+	"Stack": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Stack(in, intAttr(at, "axis"))}
+	},
+	"Split": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return emily.Split(in[0], intAttr(at, "sections"), intAttr(at, "axis"))
+	},
+	"SplitAt": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return emily.SplitAt(in[0], intsAttr(at, "indices"), intAttr(at, "axis"))
+	},
+	"Tile": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Tile(in[0], intsAttr(at, "reps")...)}
+	},
+	"Repeat": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Repeat(in[0], intAttr(at, "repeats"), intAttr(at, "axis"))}
+	},
+	"Pad": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Pad(in[0], intsAttr(at, "low"), intsAttr(at, "high"), floatAttr(at, "value"))}
+	},
+	"PadEdge": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.PadEdge(in[0], intsAttr(at, "low"), intsAttr(at, "high"))}
+	},
+	"Flip": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Flip(in[0], intsAttr(at, "axes")...)}
+	},
+	"Roll": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Roll(in[0], intAttr(at, "shift"), intsAttr(at, "axes")...)}
+	},
+	"Flatten": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Flatten(in[0])}
+	},
+	"FlattenRange": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.FlattenRange(in[0], intAttr(at, "start"), intAttr(at, "end"))}
+	},
+	"Swapaxes": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Swapaxes(in[0], intAttr(at, "axis1"), intAttr(at, "axis2"))}
+	},
+	"Moveaxis": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Moveaxis(in[0], intAttr(at, "source"), intAttr(at, "destination"))}
+	},
+	"Unflatten": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Unflatten(in[0], intAttr(at, "axis"), intsAttr(at, "dims")...)}
+	},
+	"Atleast1d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Atleast1d(in[0])}
+	},
+	"Atleast2d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Atleast2d(in[0])}
+	},
+	"Atleast3d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Atleast3d(in[0])}
+	},
+	"MatrixTranspose": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.MatrixTranspose(in[0])}
+	},
+	"Sort": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Sort(in[0], intAttr(at, "axis"))}
+	},
+	"Argsort": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Argsort(in[0], intAttr(at, "axis"))}
+	},
+	"TopK": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.TopK(in[0], intAttr(at, "k"), intAttr(at, "axis"))}
+	},
+	"Partition": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Partition(in[0], intAttr(at, "kth"), intAttr(at, "axis"))}
+	},
+	"Argpartition": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Argpartition(in[0], intAttr(at, "kth"), intAttr(at, "axis"))}
 	},
 	"Key": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Key(intAttr(at, "seed"))}

@@ -110,11 +110,9 @@ func (f fn) body(b *bytes.Buffer) {
 			fmt.Fprintf(b, "\tat.String(%s)\n", val)
 		}
 	}
-	// Errors name the public function: a Manual op's core (opEinsum) is
-	// called from the hand-written Einsum.
 	name := f.name
 	if !f.public {
-		name = op.Name
+		name = op.Name // errors name the public op, not its generated core
 	}
 	args := fmt.Sprintf("%q, ir.%s, at", name, camel(op.IR))
 	if operands != "" {
