@@ -19,7 +19,7 @@ class EmilyKernelTests(jkt.KernelTests):
     complete_code_samples = ["x := 1", "func f() int { return 1 }"]
     incomplete_code_samples = ["func f() int {", "x := emily.Add(a,"]
     code_generate_error = "emily.Reshape(emily.Zeros(2, 3), 4, 4)"
-    completion_samples = [{"text": "emily.Arang", "matches": {"emily.Arange"}}]
+    completion_samples = [{"text": "emily.Arang", "matches": {"emily.Arange", "emily.ArangeOf"}}]
 
 
 if __name__ == "__main__":
