@@ -77,7 +77,7 @@ func fromBytes(op string, data []byte, dims []int, dt mlxbind.DType) *Tensor {
 	if err != nil {
 		panic(&Error{Op: op, Err: err})
 	}
-	return &Tensor{arr: a, stream: s}
+	return track(&Tensor{arr: a, stream: s})
 }
 
 func product(dims []int) int {

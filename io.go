@@ -308,7 +308,7 @@ func loaded(op, path, name string, a *mlxbind.Array) *Tensor {
 		panic(&Error{Op: op, Err: fmt.Errorf("%s: %w", what, err),
 			Hint: "store it as float32 (in NumPy: x.astype(np.float32)), or call emily.SetDefaultDevice(\"cpu\") first to load float64"})
 	}
-	return &Tensor{arr: a, stream: s}
+	return track(&Tensor{arr: a, stream: s})
 }
 
 // checkReadable fails early and plainly for a missing file or a directory,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/emily-go/emily/compiler"
@@ -214,7 +215,11 @@ func (j *Jitted) call(args []reflect.Value) []reflect.Value {
 	s, _ := mlxbind.DefaultStream(j.device())
 	results := make([]reflect.Value, len(outs))
 	for i, o := range outs {
-		results[i] = reflect.ValueOf(&Tensor{arr: o, stream: s})
+		t := &Tensor{arr: o, stream: s}
+		if !slices.Contains(arrays, o) { // an input passed through is not new
+			track(t)
+		}
+		results[i] = reflect.ValueOf(t)
 	}
 	return results
 }

@@ -62,6 +62,9 @@ func applyMulti(name string, op ir.Op, attrs ir.Attrs, xs ...*Tensor) []*Tensor 
 	ts := make([]*Tensor, len(outs))
 	for i, o := range outs {
 		ts[i] = &Tensor{arr: o, stream: s, tr: tr}
+		if tr == nil {
+			track(ts[i])
+		}
 	}
 	if tr != nil {
 		nodes := make([]*ir.Node, len(xs))
@@ -142,7 +145,7 @@ func weakScalar(v any, like *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tensor{arr: a, stream: s}, nil
+	return track(&Tensor{arr: a, stream: s}), nil
 }
 
 func isInexact(d DType) bool {

@@ -134,5 +134,5 @@ func ScalarOf(v any, dtype DType) *Tensor {
 	if err != nil {
 		panic(&Error{Op: "ScalarOf", Err: err})
 	}
-	return &Tensor{arr: a, stream: s}
+	return track(&Tensor{arr: a, stream: s})
 }

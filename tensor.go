@@ -25,6 +25,7 @@ type Tensor struct {
 	stream mlxbind.Stream
 	node   *ir.Node // non-nil while symbolic
 	tr     *tracer  // the trace the node belongs to
+	scope  *Scope   // the open scope that releases it, if any (scope.go)
 }
 
 // Shape returns the tensor's dimensions.

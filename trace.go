@@ -32,6 +32,7 @@ func (tr *tracer) nodeOf(x *Tensor) *ir.Node {
 	if x.node != nil {
 		return x.node
 	}
+	escape(x)
 	return tr.g.Const(x.arr)
 }
 

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/ir"
 	"github.com/emily-go/emily/mlxbind"
 )
 
@@ -32,6 +33,7 @@ var (
 	budget  = flag.Duration("budget", 400*time.Millisecond, "time spent on each case after its warm-up call")
 	big     = flag.String("big", "auto", "run the 4096 bf16 matmul: yes, no, auto (on the GPU only)")
 	only    = flag.String("only", "", "comma-separated workload ids to run (default: all)")
+	lock    = flag.Bool("lock", false, "run everything on one OS thread (runtime.LockOSThread), to see what thread changes cost")
 	jsonOut = flag.String("json", "", "also write every time (seconds per call) to this file")
 )
 
@@ -95,6 +97,19 @@ func normal(scale float64, dims ...int) *emily.Tensor {
 // Python does: the buffer goes back to MLX's cache for the next call.
 func evalFree(t *emily.Tensor) { t.Eval().Free() }
 
+// peakOf returns the MLX memory one call of fn needs beyond what was
+// already live: the peak during the call minus the active memory before.
+func peakOf(fn func()) float64 {
+	before, _ := mlxbind.Memory()
+	mlxbind.ResetPeakMemory()
+	fn()
+	after, _ := mlxbind.Memory()
+	return float64(after.Peak) - float64(before.Active)
+}
+
+// peakWorkload is the workload whose peak memory per call is also measured.
+const peakWorkload = "chain:1048576"
+
 // workload is one row: Emily's cases by column and the peers' case id.
 type workload struct {
 	id, name string
@@ -104,6 +119,7 @@ type workload struct {
 // Columns, in print order; the peers' columns come from peers.py.
 var columns = []struct{ key, head string }{
 	{"eager", "eager"},
+	{"scoped", "eager+scope"},
 	{"evaluator", "evaluator"},
 	{"native", "native"},
 	{"fuse", "fuse"},
@@ -153,6 +169,7 @@ func workloads(dev string) []workload {
 		f := chain(100)
 		cases := lanes(f, x)
 		cases["eager"] = func() { evalFree(f(x)) }
+		cases["scoped"] = func() { evalFree(emily.Scoped(func() *emily.Tensor { return f(x) })) }
 		ws = append(ws, workload{fmt.Sprintf("chain:%d", n), fmt.Sprintf("100-op chain, %d f32", n), cases})
 	}
 	mm := []string{"matmul:1024", "matmul:4096", "matmul_bf16:1024"}
@@ -175,6 +192,7 @@ func workloads(dev string) []workload {
 	sx := normal(1, 1024, 1024)
 	cases := lanes(softmax, sx)
 	cases["eager"] = func() { evalFree(softmax(sx)) }
+	cases["scoped"] = func() { evalFree(emily.Scoped(func() *emily.Tensor { return softmax(sx) })) }
 	ws = append(ws, workload{"softmax", "softmax 1024×1024 (5 ops)", cases})
 
 	x, w1, b1, w2, b2 := normal(1, 64, 784), normal(0.05, 784, 512), normal(1, 512), normal(0.05, 512, 10), normal(1, 10)
@@ -184,6 +202,7 @@ func workloads(dev string) []workload {
 	}
 	cases = lanes(mlp, x, w1, b1, w2, b2)
 	cases["eager"] = func() { evalFree(mlp(x, w1, b1, w2, b2)) }
+	cases["scoped"] = func() { evalFree(emily.Scoped(func() *emily.Tensor { return mlp(x, w1, b1, w2, b2) })) }
 	ws = append(ws, workload{"mlp", "MLP forward 64×784→512→10", cases})
 
 	r := normal(1, 1<<20)
@@ -215,8 +234,12 @@ func peers(id, dev string) (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(*python, "bench/peers.py", "--site", site, "--device", dev,
-		"--budget", fmt.Sprint(budget.Seconds()), id)
+	args := []string{"bench/peers.py", "--site", site, "--device", dev,
+		"--budget", fmt.Sprint(budget.Seconds()), id}
+	if id == peakWorkload {
+		args = append(args, "--peak")
+	}
+	cmd := exec.Command(*python, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -237,6 +260,9 @@ func peers(id, dev string) (map[string]float64, error) {
 
 func main() {
 	flag.Parse()
+	if *lock {
+		runtime.LockOSThread()
+	}
 	if *device != "" {
 		if err := emily.SetDefaultDevice(*device); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -244,10 +270,11 @@ func main() {
 		}
 	}
 	dev := emily.DefaultDevice()
-	fmt.Printf("emily bench: MLX %s, device %s, %s, GOMAXPROCS=%d, budget %v per case\n\n",
-		emily.MLXVersion(), dev, runtime.Version(), runtime.GOMAXPROCS(0), *budget)
+	fmt.Printf("emily bench: MLX %s, device %s, %s, GOMAXPROCS=%d, budget %v per case, locked to a thread: %v\n\n",
+		emily.MLXVersion(), dev, runtime.Version(), runtime.GOMAXPROCS(0), *budget, *lock)
 
 	overheads(dev)
+	floorSteps(dev)
 
 	all := map[string]map[string]float64{}
 	ws := workloads(dev)
@@ -256,6 +283,10 @@ func main() {
 		for _, c := range columns {
 			if fn, ok := w.emily[c.key]; ok {
 				times[c.key] = timeit(fn)
+				if w.id == peakWorkload {
+					runtime.GC() // start from no garbage, as the Python process does
+					times[c.key+"/peak"] = peakOf(fn)
+				}
 			}
 		}
 		p, err := peers(w.id, dev)
@@ -289,6 +320,7 @@ func main() {
 	w = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	ratios := []struct{ head, num, den string }{
 		{"eager/MLX", "eager", "mlx"},
+		{"scope/MLX", "scoped", "mlx"},
 		{"evaluator/MLX", "evaluator", "mlx"},
 		{"native/MLX", "native", "mlx"},
 		{"fuse/mx.compile", "fuse", "mlx_compile"},
@@ -303,7 +335,7 @@ func main() {
 	for _, wl := range ws {
 		t := all[wl.id]
 		best := 0.0
-		for _, k := range []string{"eager", "evaluator", "native", "fuse"} {
+		for _, k := range []string{"eager", "scoped", "evaluator", "native", "fuse"} {
 			if v, ok := t[k]; ok && (best == 0 || v < best) {
 				best = v
 			}
@@ -320,6 +352,14 @@ func main() {
 		fmt.Fprintln(w)
 	}
 	w.Flush()
+	if t := all[peakWorkload]; t != nil {
+		fmt.Printf("\nMLX memory one call of %s needs beyond its input (peak minus active before):\n", peakWorkload)
+		for _, c := range columns {
+			if v, ok := t[c.key+"/peak"]; ok {
+				fmt.Printf("  %-12s %8.1f MB\n", c.head, v/1e6)
+			}
+		}
+	}
 	if m, err := mlxbind.Memory(); err == nil {
 		fmt.Printf("\nMLX memory: active %d B, peak %d B, cache %d B\n", m.Active, m.Peak, m.Cache)
 	}
@@ -358,6 +398,48 @@ func overheads(dev string) {
 	close(req)
 	fmt.Printf("eager add, build only (4 floats): %s direct cgo, %s through a pinned goroutine\n\n",
 		human(direct), human(handoff))
+}
+
+// floorSteps splits the per-call floor (an add on 4 floats, evaluated and
+// read back) into its steps through the binding, to see where Emily's time
+// over MLX's own goes.
+func floorSteps(dev string) {
+	d, _ := mlxbind.ParseDevice(dev)
+	s, err := mlxbind.DefaultStream(d)
+	if err != nil {
+		panic(err)
+	}
+	a := emily.Ones(4).Eval()
+	raw, _ := mlxbind.FromBytes(make([]byte, 16), []int{4}, mlxbind.Float32)
+	mlxbind.Eval(raw)
+	add := int(ir.Add)
+	step := func(name string, fn func()) {
+		fmt.Printf("  %-52s %s\n", name, human(timeit(fn)))
+	}
+	fmt.Println("per-call floor, step by step:")
+	step("mlxbind.Op(add) + Free (build only)", func() {
+		ys, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
+		ys[0].Free()
+	})
+	step("mlxbind.Op(add) + Eval + Free", func() {
+		ys, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
+		mlxbind.Eval(ys[0])
+		ys[0].Free()
+	})
+	step("mlxbind.Op(add) + Bytes + Free", func() {
+		ys, _ := mlxbind.Op(s, add, []*mlxbind.Array{raw, raw}, nil)
+		ys[0].Bytes(s)
+		ys[0].Free()
+	})
+	step("Bytes of an evaluated array", func() { raw.Bytes(s) })
+	step("mlxbind.Memory()", func() { mlxbind.Memory() })
+	step("emily.Add + ToFloat32s + Free", func() {
+		y := emily.Add(a, a)
+		y.ToFloat32s()
+		y.Free()
+	})
+	step("emily.Add + ToFloat32s, result left to the GC", func() { emily.Add(a, a).ToFloat32s() })
+	fmt.Println()
 }
 
 func human(s float64) string {

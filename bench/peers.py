@@ -33,6 +33,7 @@ def main():
     ap.add_argument("--site", required=True, help="folder holding mlx/ (.deps/mlx)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--budget", type=float, default=0.4)
+    ap.add_argument("--peak", action="store_true", help="also report each case's peak memory per call")
     ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
     sys.path.insert(0, args.site)
@@ -134,6 +135,11 @@ def main():
             raise SystemExit(f"peers.py: unknown case {case}")
         for peer, fn in fns.items():
             out[f"{case}/{peer}"] = timeit(fn, args.budget)
+            if args.peak and peer != "numpy":
+                before = mx.get_active_memory()
+                mx.reset_peak_memory()
+                fn()
+                out[f"{case}/{peer}/peak"] = mx.get_peak_memory() - before
     json.dump(out, sys.stdout)
 
 

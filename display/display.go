@@ -5,6 +5,7 @@ package display
 import (
 	"fmt"
 	"html"
+	"strconv"
 	"strings"
 
 	"github.com/emily-go/emily"
@@ -13,11 +14,23 @@ import (
 // Bundle is a Jupyter MIME bundle: MIME type to data.
 type Bundle = map[string]any
 
-// Text renders v for a terminal: a tensor as its preview, anything else as
+// Text renders v for a terminal: a tensor as its preview, a string quoted
+// in Go syntax, a value with a String method through it, anything else as
 // fmt's %v.
 func Text(v any) string {
-	if t, ok := v.(*emily.Tensor); ok {
-		return t.String()
+	switch x := v.(type) {
+	case *emily.Tensor:
+		return x.String()
+	case string:
+		// Quoted, as IPython shows a repr: "42" and 42 must look different.
+		return strconv.Quote(x)
+	case fmt.Stringer, error:
+	case Displayer:
+		// An interpreted type reaches here wrapped, and fmt would print the
+		// wrapper; its bundle's text is what it chose to show.
+		if s, ok := x.MIMEBundle()["text/plain"].(string); ok {
+			return s
+		}
 	}
 	return fmt.Sprintf("%v", v)
 }
@@ -25,7 +38,18 @@ func Text(v any) string {
 // MIME renders v for a notebook. Tensors get an HTML table (2-D and
 // smaller, up to htmlMaxCells values) or a preformatted preview, with the
 // text/plain preview always present for consoles.
+// A Displayer chooses its own bundle.
 func MIME(v any) Bundle {
+	if d, ok := v.(Displayer); ok && d != nil {
+		b := Bundle{}
+		for k, x := range d.MIMEBundle() {
+			b[k] = x
+		}
+		if _, ok := b["text/plain"]; !ok {
+			b["text/plain"] = Text(v)
+		}
+		return b
+	}
 	b := Bundle{"text/plain": Text(v)}
 	if t, ok := v.(*emily.Tensor); ok {
 		b["text/html"] = tensorHTML(t, b["text/plain"].(string))
@@ -35,31 +59,62 @@ func MIME(v any) Bundle {
 
 const htmlMaxCells = 400
 
+// tensorHTML renders a tensor for a notebook: a header with its shape,
+// dtype and device, then its values as a table (a scalar as one cell, a
+// vector as a row, a matrix as rows and columns; higher ranks as one
+// labelled table per matrix, t[i, j, :, :]). Tensors over htmlMaxCells
+// values show the elided text preview instead.
 func tensorHTML(t *emily.Tensor, preview string) string {
 	var b strings.Builder
 	header, body, _ := strings.Cut(preview, "\n")
 	fmt.Fprintf(&b, "<div class=\"emily-tensor\"><code>%s</code>", html.EscapeString(header))
-	if t.IsSymbolic() || t.Rank() > 2 || t.Size() > htmlMaxCells || t.Rank() == 0 {
+	if !t.IsSymbolic() {
+		fmt.Fprintf(&b, " <small>shape %v · %s · %s</small>", t.Shape(), t.DType(), t.Device())
+	}
+	if body == "" {
+		body = header // a scalar's preview may be one line
+	}
+	var cells []string
+	if !t.IsSymbolic() && t.Size() <= htmlMaxCells {
+		cells = strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(body))
+	}
+	if len(cells) != t.Size() || t.Size() == 0 {
 		fmt.Fprintf(&b, "<pre>%s</pre></div>", html.EscapeString(body))
 		return b.String()
 	}
-	cells := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(body))
-	cols := 1
-	if t.Rank() >= 1 {
-		cols = t.Shape()[t.Rank()-1]
+	shape := t.Shape()
+	rows, cols := 1, 1
+	switch r := len(shape); {
+	case r == 1:
+		cols = shape[0]
+	case r >= 2:
+		rows, cols = shape[r-2], shape[r-1]
 	}
-	if cols == 0 || len(cells) != t.Size() {
-		fmt.Fprintf(&b, "<pre>%s</pre></div>", html.EscapeString(body))
-		return b.String()
-	}
-	b.WriteString("<table style=\"font-family:monospace\">")
-	for r := 0; r < len(cells)/cols; r++ {
-		b.WriteString("<tr>")
-		for c := 0; c < cols; c++ {
-			fmt.Fprintf(&b, "<td style=\"text-align:right\">%s</td>", html.EscapeString(cells[r*cols+c]))
+	lead := shape[:max(len(shape)-2, 0)]
+	for m := 0; m*rows*cols < len(cells); m++ {
+		if len(lead) > 0 {
+			fmt.Fprintf(&b, "<div><code>[%s:, :]</code></div>", leadIndex(lead, m))
 		}
-		b.WriteString("</tr>")
+		b.WriteString("<table style=\"font-family:monospace\">")
+		for r := 0; r < rows; r++ {
+			b.WriteString("<tr>")
+			for c := 0; c < cols; c++ {
+				fmt.Fprintf(&b, "<td style=\"text-align:right\">%s</td>", html.EscapeString(cells[(m*rows+r)*cols+c]))
+			}
+			b.WriteString("</tr>")
+		}
+		b.WriteString("</table>")
 	}
-	b.WriteString("</table></div>")
+	b.WriteString("</div>")
 	return b.String()
+}
+
+// leadIndex renders the m-th index over the leading axes, e.g. "1, 0, ".
+func leadIndex(lead []int, m int) string {
+	idx := make([]string, len(lead))
+	for i := len(lead) - 1; i >= 0; i-- {
+		idx[i] = fmt.Sprint(m % lead[i])
+		m /= lead[i]
+	}
+	return strings.Join(idx, ", ") + ", "
 }

@@ -14,6 +14,11 @@ func makeResult(vs []any) Result {
 	if len(vs) == 0 {
 		return Result{}
 	}
+	if len(vs) == 1 && vs[0] == nil {
+		// A nil error (or any nil interface) shows nothing, as IPython
+		// shows nothing for None: `f()` returning a nil error is a success.
+		return Result{}
+	}
 	texts := make([]string, len(vs))
 	for i, v := range vs {
 		texts[i] = display.Text(v)

@@ -49,7 +49,7 @@ func TestImportsInACell(t *testing.T) {
 	r := mustRun(t, s, `import "strings"
 func up(s string) string { return strings.ToUpper(s) }
 up("a")`)
-	if r.res.Text != "A" {
+	if r.res.Text != `"A"` {
 		t.Errorf("import used in its cell: %q", r.res.Text)
 	}
 	// Already imported: by the session, by an earlier cell, or under
@@ -65,13 +65,13 @@ import (
 )
 
 fmt.Sprint(strings.Repeat("x", 2), str.ToLower("Y"), m.Sqrt(4) == math.Sqrt(4))`)
-	if r.res.Text != "xxytrue" {
+	if r.res.Text != `"xxytrue"` {
 		t.Errorf("re-imports: %q", r.res.Text)
 	}
 	r = mustRun(t, s, `import "unsafe"
 import "syscall"
 fmt.Sprint(unsafe.Sizeof(int64(0)), syscall.Getpagesize() > 0)`)
-	if r.res.Text != "8 true" {
+	if r.res.Text != `"8 true"` {
 		t.Errorf("unsafe: %q", r.res.Text)
 	}
 	// Every package yaegi ships (the standard library, unsafe, syscall)
@@ -129,7 +129,7 @@ func TestPositionsNameTheOrigin(t *testing.T) {
 	return nil
 }
 conv(1).Error()`, &out, &errOut)
-	if err != nil || res.Text != "prog.go:12:6: interface conversion: interface {} is int, not string" {
+	if err != nil || res.Text != `"prog.go:12:6: interface conversion: interface {} is int, not string"` {
 		t.Errorf("recovered runtime error: %q, %v", res.Text, err)
 	}
 	// A notebook cell: its execution count, its own lines, also for the

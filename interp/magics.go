@@ -17,7 +17,7 @@ import (
 var helpText string
 
 // knownMagics lists the magics for error messages.
-const knownMagics = "%config, %help, %ir, %jit"
+const knownMagics = "%config, %help, %ir, %jit, %memory, %time, %%time, %timeit, %%timeit, %who, %whos"
 
 // runMagic runs one %magic line.
 func (s *Session) runMagic(m magicLine) error {
@@ -28,6 +28,12 @@ func (s *Session) runMagic(m magicLine) error {
 		return s.configMagic(m.args)
 	case "ir":
 		return s.irMagic(m.args)
+	case "who":
+		return s.whoMagic()
+	case "whos":
+		return s.whosMagic()
+	case "memory":
+		return s.memoryMagic()
 	case "help":
 		fmt.Fprint(s.stdout, helpText)
 		return nil

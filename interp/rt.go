@@ -98,10 +98,7 @@ func (r *runtimeSyms) exports() interp.Exports {
 			"Tensor": reflect.ValueOf((*emily.Tensor)(nil)),
 		},
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{
-			show: {
-				reflect.TypeOf((*fmt.Stringer)(nil)).Elem(),
-				reflect.TypeOf((*error)(nil)).Elem(),
-			},
+			show: displayTypes,
 		})},
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -127,6 +128,7 @@ func New(opts Options) (*Session, error) {
 	s.gopath, s.importable = gopath, importablePaths(builtin...)
 	for _, syms := range append(builtin,
 		s.rt.exports(),
+		s.displayExports(),
 		interp.Exports{"os/os": {"Stdout": reflect.ValueOf(&out).Elem(), "Stderr": reflect.ValueOf(&errOut).Elem()}},
 	) {
 		if err := s.yi.Use(syms); err != nil {
@@ -234,6 +236,13 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 	for _, m := range magics {
 		if m.name == "jit" && namesAny(m.args, declaredHere) {
 			later = append(later, m)
+			continue
+		}
+		if isTimingMagic(m) {
+			res, cellDone, err := s.timingMagic(ctx, m, code, rest)
+			if err != nil || cellDone || strings.TrimSpace(rest) == "" {
+				return res, err
+			}
 			continue
 		}
 		if err := s.runMagic(m); err != nil {

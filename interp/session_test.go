@@ -28,11 +28,11 @@ func TestCellValues(t *testing.T) {
 			cell: "x := 2\nfunc double(v int) int { return 2 * v }\ny := double(x)\ntype pair struct{ a, b int }\nconst k = 10\np := pair{y, k}\nfunc (p pair) sum() int { return p.a + p.b }\np.sum()",
 			text: "14", shown: true},
 		{name: "import after statements", cell: "n := 3\nimport \"strings\"\nstrings.Repeat(\"ab\", n)",
-			text: "ababab", shown: true},
+			text: `"ababab"`, shown: true},
 		{name: "func literal statement is not a declaration",
 			cell: "v := 0\nfunc() { v = 5 }()\nfunc f() int { return v }\nf()", text: "5", shown: true},
 		{name: "generic function", cell: "func first[T any](xs []T) T { return xs[0] }\nfirst([]string{\"a\", \"b\"})",
-			text: "a", shown: true},
+			text: `"a"`, shown: true},
 		{name: "fmt.Println shows nothing", cell: "fmt.Println(\"hi\")", stdout: "hi\n"},
 		{name: "fmt.Printf shows nothing", cell: "fmt.Printf(\"%d-%s\\n\", 1, \"a\")", stdout: "1-a\n"},
 		{name: "println builtin", cell: "println(\"b\", 2)", stdout: "b 2\n"},
@@ -43,7 +43,7 @@ func TestCellValues(t *testing.T) {
 		{name: "comment only", cell: "// nothing here"},
 		{name: "empty", cell: ""},
 		{name: "two results", cell: "func two() (int, error) { return 1, nil }\ntwo()", text: "1\n<nil>", shown: true},
-		{name: "nil value", cell: "var err error\nerr", text: "<nil>", shown: true},
+		{name: "nil error shows nothing", cell: "var err error\nerr", text: "", shown: false},
 		{name: "arithmetic", cell: "1 + 2", text: "3", shown: true},
 		{name: "interpreted Stringer", cell: "type P struct{ A int }\nfunc (p P) String() string { return fmt.Sprint(\"P\", p.A) }\nP{3}",
 			text: "P3", shown: true},
@@ -209,11 +209,11 @@ func TestSessionSurvivesErrors(t *testing.T) {
 func TestRedefinition(t *testing.T) {
 	s, _ := newSession(t)
 	mustRun(t, s, "func f() int { return 1 }", "func f() string { return \"two\" }")
-	if r := mustRun(t, s, "f()"); r.res.Text != "two" {
+	if r := mustRun(t, s, "f()"); r.res.Text != `"two"` {
 		t.Errorf("f() = %q after redefinition, want two", r.res.Text)
 	}
 	mustRun(t, s, "x := 1", "x := \"a\"")
-	if r := mustRun(t, s, "x + \"b\""); r.res.Text != "ab" {
+	if r := mustRun(t, s, "x + \"b\""); r.res.Text != `"ab"` {
 		t.Errorf("x = %q, want ab", r.res.Text)
 	}
 }

@@ -82,3 +82,11 @@ func (f *frameFilter) take() []frame {
 	f.frames = nil
 	return fr
 }
+
+// Target returns the writer output goes to now, so that the display
+// package can publish display_data to the kernel's stream behind it.
+func (w *switchWriter) Target() io.Writer {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cur
+}

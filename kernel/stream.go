@@ -103,3 +103,28 @@ func completeUTF8(b []byte) int {
 	}
 	return len(b)
 }
+
+// Display publishes display_data, or update_display_data when update is
+// set (the display package's Sink), after the output buffered so far so
+// that the two keep their order. id is the display id, "" for none.
+func (w *streamWriter) Display(data, metadata map[string]any, id string, update bool) {
+	w.flush()
+	if metadata == nil {
+		metadata = map[string]any{} // the protocol wants an object, not null
+	}
+	msgType := "display_data"
+	if update {
+		msgType = "update_display_data"
+	}
+	content := map[string]any{"data": data, "metadata": metadata, "transient": map[string]any{}}
+	if id != "" {
+		content["transient"] = map[string]any{"display_id": id}
+	}
+	w.k.publish(w.parent, msgType, content)
+}
+
+// ClearOutput publishes clear_output (the display package's Clearer).
+func (w *streamWriter) ClearOutput(wait bool) {
+	w.flush()
+	w.k.publish(w.parent, "clear_output", map[string]any{"wait": wait})
+}

@@ -76,6 +76,10 @@ int emily_set_memory_limit(size_t* previous, size_t limit, char** err) {
   return emily::guarded(err, [&] { *previous = mx::set_memory_limit(limit); });
 }
 
+int emily_reset_peak_memory(char** err) {
+  return emily::guarded(err, [&] { mx::reset_peak_memory(); });
+}
+
 const char* emily_mlx_version(void) { return mx::version(); }
 
 }  // extern "C"

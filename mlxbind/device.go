@@ -107,10 +107,38 @@ func Memory() (MemoryStats, error) {
 	return MemoryStats{Active: uint64(a), Peak: uint64(p), Cache: uint64(c)}, nil
 }
 
+// ResetPeakMemory restarts MLX's peak memory counter (the bench reads the
+// peak of one call).
+func ResetPeakMemory() error {
+	var msg *C.char
+	return takeError(C.emily_reset_peak_memory(&msg), msg, "reset peak memory")
+}
+
 // SetMemoryLimit sets MLX's memory limit and returns the previous one.
 func SetMemoryLimit(limit uint64) (uint64, error) {
 	var prev C.size_t
 	var msg *C.char
 	err := takeError(C.emily_set_memory_limit(&prev, C.size_t(limit), &msg), msg, "memory limit")
 	return uint64(prev), err
+}
+
+// String renders the statistics in binary units, e.g.
+// "active 124.6 MiB, peak 227.4 MiB, cache 10.5 KiB".
+func (m MemoryStats) String() string {
+	return fmt.Sprintf("active %s, peak %s, cache %s", HumanBytes(m.Active), HumanBytes(m.Peak), HumanBytes(m.Cache))
+}
+
+// HumanBytes renders n bytes in B, KiB, MiB, GiB or TiB with one decimal.
+func HumanBytes(n uint64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, unit := float64(n)/1024, "KiB"
+	for _, u := range []string{"MiB", "GiB", "TiB"} {
+		if v < 1024 {
+			break
+		}
+		v, unit = v/1024, u
+	}
+	return fmt.Sprintf("%.1f %s", v, unit)
 }

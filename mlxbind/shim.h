@@ -49,6 +49,7 @@ int emily_stream_new(int* out, int device, char** err);
 int emily_synchronize(int stream, char** err);
 int emily_memory_stats(size_t* active, size_t* peak, size_t* cache, char** err);
 int emily_set_memory_limit(size_t* previous, size_t limit, char** err);
+int emily_reset_peak_memory(char** err);
 const char* emily_mlx_version(void);
 
 /* Arrays (array.cc). */

@@ -55,7 +55,7 @@ esac
 
 dest=".deps/mlx-${backend}"
 libs="$dest/mlx_${backend//-/_}.libs"
-stamp="$dest/.installed-${version}-${blas}${MLX_NVIDIA_DIR:+-linked}"
+stamp="$dest/.installed-${version}-${blas}-2${MLX_NVIDIA_DIR:+-linked}"
 
 if [[ ! -f "$stamp" ]]; then
   pipargs=(--quiet --disable-pip-version-check --no-compile --only-binary=:all:

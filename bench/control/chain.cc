@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mlx/mlx.h"
@@ -36,6 +37,35 @@ mx::array step(int i, const mx::array& x, const mx::array& half, mx::Stream s) {
     case 1: return mx::multiply(x, half, s);
     default: return mx::tanh(x, s);
   }
+}
+
+// fresh: as python_like, but every multiply gets a new scalar array, as
+// `x * 0.5` makes one in Python.
+mx::array fresh_scalar(const mx::array& x0, const mx::array&, mx::Stream s) {
+  mx::array x = x0;
+  for (int i = 0; i < 100; ++i) {
+    if (i % 3 == 1) {
+      x = mx::multiply(x, mx::array(0.5f), s);
+    } else {
+      x = step(i, x, x, s);
+    }
+  }
+  return x;
+}
+
+// per_use: every multiply gets its own scalar, made once and reused by
+// every call (what a replay could do at construction).
+std::vector<mx::array> per_use_scalars;
+mx::array per_use(const mx::array& x0, const mx::array&, mx::Stream s) {
+  if (per_use_scalars.empty()) {
+    for (int i = 0; i < 100; ++i) per_use_scalars.push_back(mx::array(0.5f));
+    mx::eval(per_use_scalars);
+  }
+  mx::array x = x0;
+  for (int i = 0; i < 100; ++i) {
+    x = i % 3 == 1 ? mx::multiply(x, per_use_scalars[i], s) : step(i, x, x, s);
+  }
+  return x;
 }
 
 // python: each intermediate is dropped as soon as the next op holds it (as
@@ -89,6 +119,43 @@ Result run(const char* name, mx::Stream s, int n, int calls, bool keep_outputs,
   return r;
 }
 
+// floor times one add on 4 floats, its evaluation and a copy of the result
+// to host memory: the per-call floor of eager code. extra adds what Emily's
+// binding does after a readback (reading MLX's memory counters).
+void floor(const char* name, mx::Stream s, int calls, bool counters, int threads = 1) {
+  mx::array a = mx::ones({4}, mx::float32, s);
+  mx::eval(a);
+  float host[4];
+  std::vector<double> times;
+  auto once = [&] {
+    if (calls < 0) return;  // the thread-start baseline: no work
+    mx::array y = mx::add(a, a, s);
+    y.eval();
+    std::memcpy(host, y.data<float>(), sizeof host);
+    if (counters) {
+      volatile size_t m = mx::get_active_memory() + mx::get_peak_memory() + mx::get_cache_memory();
+      (void)m;
+    }
+  };
+  int n = calls < 0 ? -calls : calls;
+  for (int c = -3; c < n; ++c) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (threads > 1) {
+      // Each call from the next of a few OS threads, as a goroutine moves
+      // between threads across cgo calls (the stream is thread-unsafe and
+      // used by one thread at a time).
+      std::thread t(once);
+      t.join();
+    } else {
+      once();
+    }
+    auto t1 = std::chrono::steady_clock::now();
+    if (c >= 0) times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("%-44s %10.1f us\n", name, times[times.size() / 2]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,5 +172,15 @@ int main(int argc, char** argv) {
   run("thread-unsafe stream, intermediates held", unsafe, n, calls, false, held);
   run("thread-unsafe stream, released, outputs kept", unsafe, n, calls, true, python_like);
   run("default stream, intermediates held", def, n, calls, false, held);
+  run("default stream, released, fresh scalars", def, n, calls, false, fresh_scalar);
+  run("default stream, released, per-use scalars", def, n, calls, false, per_use);
+  run("thread-unsafe, released, per-use scalars", unsafe, n, calls, false, per_use);
+  floor("floor: default stream, add+eval+copy", def, 200, false);
+  floor("floor: thread-unsafe stream, add+eval+copy", unsafe, 200, false);
+  floor("floor: thread-unsafe, + memory counters", unsafe, 200, true);
+  floor("floor: thread-unsafe, each call a new thread", unsafe, 200, false, 2);
+  floor("  (baseline: starting a thread, no work)", unsafe, -200, false, 2);
+  mx::set_memory_limit(16ull << 30);
+  floor("floor: thread-unsafe, + 16 GB memory limit", unsafe, 200, true);
   return 0;
 }

@@ -32,7 +32,9 @@ func (k kernelExecutor) Execute(ctx context.Context, code string, stdout, stderr
 		return nil, err
 	}
 	bundle := display.MIME(res.Value)
-	bundle["text/plain"] = res.Text // the session's rendering also covers several results
+	if _, several := res.Value.([]any); several {
+		bundle["text/plain"] = res.Text // the session's rendering of several results
+	}
 	return kernel.MIMEBundle(bundle), nil
 }
 

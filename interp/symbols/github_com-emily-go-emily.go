@@ -171,6 +171,7 @@ func init() {
 		"Mul":                             reflect.ValueOf(emily.Mul),
 		"Neg":                             reflect.ValueOf(emily.Neg),
 		"NewAxis":                         reflect.ValueOf(&emily.NewAxis).Elem(),
+		"NewScope":                        reflect.ValueOf(emily.NewScope),
 		"Norm":                            reflect.ValueOf(emily.Norm),
 		"NormOrd":                         reflect.ValueOf(emily.NormOrd),
 		"Normal":                          reflect.ValueOf(emily.Normal),
@@ -220,6 +221,7 @@ func init() {
 		"ScatterMax":                      reflect.ValueOf(emily.ScatterMax),
 		"ScatterMin":                      reflect.ValueOf(emily.ScatterMin),
 		"ScatterProd":                     reflect.ValueOf(emily.ScatterProd),
+		"Scoped":                          reflect.ValueOf(emily.Scoped),
 		"SetDefaultDevice":                reflect.ValueOf(emily.SetDefaultDevice),
 		"SetMemoryLimit":                  reflect.ValueOf(emily.SetMemoryLimit),
 		"SetSlice":                        reflect.ValueOf(emily.SetSlice),
@@ -291,6 +293,7 @@ func init() {
 		"Option":      reflect.ValueOf((*emily.Option)(nil)),
 		"ProgramInfo": reflect.ValueOf((*emily.ProgramInfo)(nil)),
 		"Range":       reflect.ValueOf((*emily.Range)(nil)),
+		"Scope":       reflect.ValueOf((*emily.Scope)(nil)),
 		"Tensor":      reflect.ValueOf((*emily.Tensor)(nil)),
 	}
 }

@@ -1,10 +1,10 @@
 // Package symbols holds the yaegi symbol tables of the packages that
-// interpreted code may import: the emily root package and compiler.
+// interpreted code may import: the emily root package, compiler, display and plot.
 package symbols
 
 import "reflect"
 
-//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/emily-go/emily github.com/emily-go/emily/compiler
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/emily-go/emily github.com/emily-go/emily/compiler github.com/emily-go/emily/display github.com/emily-go/emily/plot
 
 // Symbols maps "importpath/pkgname" to the package's exported symbols, in
 // the form interp.Use expects.

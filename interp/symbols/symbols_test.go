@@ -18,6 +18,8 @@ func TestUpToDate(t *testing.T) {
 	for pkg, file := range map[string]string{
 		"github.com/emily-go/emily":          "github_com-emily-go-emily.go",
 		"github.com/emily-go/emily/compiler": "github_com-emily-go-emily-compiler.go",
+		"github.com/emily-go/emily/display":  "github_com-emily-go-emily-display.go",
+		"github.com/emily-go/emily/plot":     "github_com-emily-go-emily-plot.go",
 	} {
 		// As `yaegi extract` does in this directory.
 		ext := extract.Extractor{Dest: "symbols"}

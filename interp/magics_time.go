@@ -1,0 +1,241 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"go/parser"
+	"math"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/emily-go/emily"
+)
+
+// Timing magics, in IPython's formats:
+//
+//	%time STMT     runs STMT once: CPU (user, sys) and wall time
+//	%%time         the same for the rest of the cell
+//	%timeit STMT   runs STMT in loops: mean ± std. dev. of the runs
+//	%%timeit       the same for the rest of the cell
+//
+// A tensor that the timed code returns is evaluated inside the timing
+// (MLX is lazy: otherwise only building the graph would be timed).
+
+// isTimingMagic reports whether m times code: it then takes the code of
+// its line (or the rest of the cell, for %%time and %%timeit).
+func isTimingMagic(m magicLine) bool {
+	switch m.name {
+	case "time", "timeit", "%time", "%timeit":
+		return true
+	}
+	return false
+}
+
+// timingMagic runs a timing magic. code is the whole cell and rest its Go
+// code after the magics. cellDone reports that the magic used the rest of
+// the cell (%%time, %%timeit), whose result is then res.
+func (s *Session) timingMagic(ctx context.Context, m magicLine, code, rest string) (res Result, cellDone bool, err error) {
+	line := strings.Split(code, "\n")[m.line-1]
+	_, stmt, _ := strings.Cut(line, "%"+m.name)
+	stmt = strings.TrimSpace(stmt)
+	name := strings.TrimPrefix(m.name, "%")
+	var opts timeitOpts
+	if name == "timeit" {
+		if stmt, err = opts.parse(stmt); err != nil {
+			return Result{}, strings.HasPrefix(m.name, "%"), err
+		}
+	}
+	if cell := strings.HasPrefix(m.name, "%"); cell {
+		if stmt != "" {
+			return Result{}, true, magicError("%%%s takes the rest of the cell, not %q on its line; write the code below it", m.name, stmt)
+		}
+		stmt, cellDone = strings.TrimSpace(rest), true
+	}
+	if stmt == "" {
+		return Result{}, cellDone, magicError("%%%s: nothing to time; e.g. %%%s emily.Matmul(a, b)", m.name, name)
+	}
+	if name == "time" {
+		res, err = s.timeOnce(ctx, stmt)
+		return res, cellDone, err
+	}
+	return Result{}, cellDone, s.timeit(ctx, stmt, opts)
+}
+
+// timeOnce runs code as a cell and prints how long it took.
+func (s *Session) timeOnce(ctx context.Context, code string) (Result, error) {
+	u0, s0 := cpuTimes()
+	start := time.Now()
+	res, err := s.runCode(ctx, code, splitUnits(code))
+	if err == nil {
+		if t, ok := res.Value.(*emily.Tensor); ok && !t.IsSymbolic() {
+			err = emily.Try(func() { t.Eval() })
+		}
+	}
+	wall := time.Since(start)
+	u1, s1 := cpuTimes()
+	user, sys := u1-u0, s1-s0
+	fmt.Fprintf(s.stdout, "CPU times: user %s, sys: %s, total: %s\nWall time: %s\n",
+		formatTime(user.Seconds()), formatTime(sys.Seconds()), formatTime((user + sys).Seconds()), formatTime(wall.Seconds()))
+	return res, err
+}
+
+// cpuTimes returns the process's user and system CPU time so far.
+func cpuTimes() (user, sys time.Duration) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0, 0
+	}
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+}
+
+// timeitOpts are %timeit's options: -n loops per run, -r runs.
+type timeitOpts struct {
+	loops, runs int
+}
+
+// parse takes the leading -n N and -r R options off stmt.
+func (o *timeitOpts) parse(stmt string) (string, error) {
+	o.runs = 7
+	for {
+		f := strings.Fields(stmt)
+		if len(f) < 2 || (f[0] != "-n" && f[0] != "-r") {
+			return stmt, nil
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n < 1 {
+			return "", magicError("%%timeit %s %s: want a positive count, e.g. %%timeit -n 100 -r 7 f(x)", f[0], f[1])
+		}
+		if f[0] == "-n" {
+			o.loops = n
+		} else {
+			o.runs = n
+		}
+		stmt = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stmt), f[0]))
+		stmt = strings.TrimSpace(strings.TrimPrefix(stmt, f[1]))
+	}
+}
+
+// timeit compiles stmt once into a function, picks a loop count as
+// IPython does (1, 2, 5, 10, 20, 50, … until a run takes 0.2 s), and
+// prints the mean ± std. dev. of the per-loop time over the runs.
+func (s *Session) timeit(ctx context.Context, stmt string, o timeitOpts) error {
+	fn, err := s.timedFunc(ctx, stmt)
+	if err != nil {
+		return err
+	}
+	stopWatch := context.AfterFunc(ctx, s.rt.interrupt)
+	defer stopWatch()
+	s.rt.clearInterrupt()
+	run := func(n int) (time.Duration, error) {
+		if ctx.Err() != nil {
+			return 0, interruptError(ctx.Err())
+		}
+		var d time.Duration
+		err := emily.Try(func() {
+			start := time.Now()
+			for i := 0; i < n; i++ {
+				fn()
+			}
+			d = time.Since(start)
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0, interruptError(ctx.Err())
+			}
+			return 0, &Error{Name: PanicError, Msg: "%timeit: " + err.Error(), Err: err}
+		}
+		return d, nil
+	}
+	loops := o.loops
+	if loops == 0 {
+	search:
+		for scale := 1; ; scale *= 10 {
+			for _, base := range []int{1, 2, 5} {
+				loops = base * scale
+				d, err := run(loops)
+				if err != nil {
+					return err
+				}
+				if d >= 200*time.Millisecond || loops >= 1e9 {
+					break search
+				}
+			}
+		}
+	}
+	per := make([]float64, o.runs)
+	for i := range per {
+		d, err := run(loops)
+		if err != nil {
+			return err
+		}
+		per[i] = d.Seconds() / float64(loops)
+	}
+	mean, std := meanStd(per)
+	fmt.Fprintf(s.stdout, "%s ± %s per loop (mean ± std. dev. of %d run%s, %d loop%s each)\n",
+		formatTime(mean), formatTime(std), o.runs, plural(o.runs), loops, plural(loops))
+	return nil
+}
+
+// timedFunc compiles stmt into a function of the session: an expression
+// becomes func() any { return expr } (a tensor result is evaluated), else
+// func() { stmt }. Compiling it as a cell applies the session's rewrites
+// (interrupt checks in loops).
+func (s *Session) timedFunc(ctx context.Context, stmt string) (func(), error) {
+	wrap := "func() {\n" + stmt + "\n}"
+	if _, err := parser.ParseExpr(stmt); err == nil {
+		wrap = "func() any { return (" + stmt + ") }"
+	}
+	res, err := s.runCode(ctx, wrap, splitUnits(wrap))
+	if err != nil {
+		return nil, err
+	}
+	switch f := res.Value.(type) {
+	case func():
+		return f, nil
+	case func() any:
+		return func() {
+			if t, ok := f().(*emily.Tensor); ok {
+				t.Eval()
+			}
+		}, nil
+	}
+	return nil, magicError("%%timeit: cannot time %q (it compiled to %T)", stmt, res.Value)
+}
+
+func meanStd(xs []float64) (mean, std float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		std += (x - mean) * (x - mean)
+	}
+	// IPython reports the population standard deviation (numpy's std).
+	return mean, math.Sqrt(std / float64(len(xs)))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// formatTime renders seconds with 3 significant digits in s, ms, µs or
+// ns, as IPython's _format_time does.
+func formatTime(sec float64) string {
+	units := []string{"s", "ms", "µs", "ns"}
+	order := 3
+	if sec > 0 {
+		k := int(math.Floor(math.Log10(sec)))
+		// Python's // floors where Go's / truncates toward zero.
+		q := k / 3
+		if k%3 != 0 && k < 0 {
+			q--
+		}
+		order = max(min(-q, 3), 0)
+	}
+	return strconv.FormatFloat(sec*math.Pow(1000, float64(order)), 'g', 3, 64) + " " + units[order]
+}

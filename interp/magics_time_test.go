@@ -1,0 +1,108 @@
+package interp
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestFormatTime(t *testing.T) {
+	for sec, want := range map[float64]string{
+		1.5: "1.5 s", 0.00123: "1.23 ms", 0.000123: "123 µs", 4.56e-5: "45.6 µs",
+		1e-10: "0.1 ns", 0: "0 ns", 123: "123 s", 0.5: "500 ms",
+	} {
+		if got := formatTime(sec); got != want {
+			t.Errorf("formatTime(%g) = %q, want %q", sec, got, want)
+		}
+	}
+}
+
+var timeitLine = regexp.MustCompile(`^([0-9.e+]+) (s|ms|µs|ns) ± ([0-9.e+]+) (s|ms|µs|ns) per loop \(mean ± std\. dev\. of (\d+) runs?, (\d+) loops? each\)\n$`)
+
+func seconds(t *testing.T, v, unit string) float64 {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f / map[string]float64{"s": 1, "ms": 1e3, "µs": 1e6, "ns": 1e9}[unit]
+}
+
+func TestTimeitOutputIsSane(t *testing.T) {
+	s, _ := newSession(t)
+	if r := run(t, s, "a := emily.Ones(64, 64)\nn := 0"); r.err != nil {
+		t.Fatal(r.err)
+	}
+	// A tensor expression: timed with its evaluation.
+	r := run(t, s, "%timeit emily.Matmul(a, a)")
+	if r.err != nil {
+		t.Fatal(r.err, r.stderr)
+	}
+	m := timeitLine.FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("output %q is not IPython's format", r.stdout)
+	}
+	mean, std := seconds(t, m[1], m[2]), seconds(t, m[3], m[4])
+	runs, _ := strconv.Atoi(m[5])
+	loops, _ := strconv.Atoi(m[6])
+	if runs != 7 || mean <= 0 || std < 0 || mean > 0.2 {
+		t.Fatalf("%s: mean %g s, std %g s, %d runs", r.stdout, mean, std, runs)
+	}
+	// The loop count is chosen so that a run takes at least 0.2 s.
+	if float64(loops)*mean < 0.1 {
+		t.Fatalf("%s: %d loops of %g s: runs far shorter than 0.2 s", r.stdout, loops, mean)
+	}
+	// A statement with -n and -r; the loops really ran.
+	r = run(t, s, "%timeit -n 10 -r 3 n++\nn")
+	if r.err != nil || !timeitLine.MatchString(r.stdout) || !strings.Contains(r.stdout, "3 runs, 10 loops each") {
+		t.Fatalf("%q %v", r.stdout, r.err)
+	}
+	if r.res.Text != "30" {
+		t.Fatalf("n after 3 runs of 10 loops = %s", r.res.Text)
+	}
+}
+
+var timeLines = regexp.MustCompile(`^CPU times: user \S+ \S+, sys: \S+ \S+, total: \S+ \S+\nWall time: \S+ \S+\n$`)
+
+func TestTimeMagics(t *testing.T) {
+	s, _ := newSession(t)
+	r := run(t, s, "%time x := emily.Sum(emily.Ones(8))\nx")
+	if r.err != nil || !timeLines.MatchString(r.stdout) || !strings.HasSuffix(r.res.Text, "8.") {
+		t.Fatalf("%%time: %q %q %v", r.stdout, r.res.Text, r.err)
+	}
+	r = run(t, s, "%%time\ny := 2\ny * 21")
+	if r.err != nil || !timeLines.MatchString(r.stdout) || r.res.Text != "42" {
+		t.Fatalf("%%%%time: %q %q %v", r.stdout, r.res.Text, r.err)
+	}
+	r = run(t, s, "%%timeit -n 2 -r 2\ny++")
+	if r.err != nil || !strings.Contains(r.stdout, "2 runs, 2 loops each") {
+		t.Fatalf("%%%%timeit: %q %v", r.stdout, r.err)
+	}
+	if r := run(t, s, "%timeit undefinedThing()"); r.err == nil || !strings.Contains(r.err.Error(), "undefinedThing") {
+		t.Fatalf("a compile error in %%timeit: %v", r.err)
+	}
+	if r := run(t, s, `%timeit panic("boom")`); r.err == nil || !strings.Contains(r.err.Error(), "boom") {
+		t.Fatalf("a panic in %%timeit: %v", r.err)
+	}
+}
+
+func TestWhoWhosMemory(t *testing.T) {
+	s, _ := newSession(t)
+	if r := run(t, s, "%who"); r.stdout != "Interactive namespace is empty.\n" {
+		t.Fatalf("%q", r.stdout)
+	}
+	run(t, s, "t := emily.Zeros(2, 3)\nname := \"ab\"\nk := 7")
+	if r := run(t, s, "%who"); r.stdout != "k\tname\tt\n" {
+		t.Fatalf("%%who: %q", r.stdout)
+	}
+	r := run(t, s, "%whos")
+	for _, want := range []string{"Variable", "k ", "int", "7", `"ab"`, "*emily.Tensor", "shape [2 3], float32"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("%%whos lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = run(t, s, "%memory")
+	if r.err != nil || !regexp.MustCompile(`^MLX memory: active [0-9.]+ (B|KiB|MiB|GiB), peak [0-9.]+ (B|KiB|MiB|GiB), cache [0-9.]+ (B|KiB|MiB|GiB)\n$`).MatchString(r.stdout) {
+		t.Fatalf("%%memory: %q %v", r.stdout, r.err)
+	}
+}
