@@ -13,19 +13,6 @@
 
 namespace emily {
 
-// shape_of: an Ints attribute where MLX wants a Shape (slice bounds may be
-// negative, which the Shape attribute kind forbids).
-inline mx::Shape shape_of(const std::vector<int>& v) { return mx::Shape(v.begin(), v.end()); }
-
-// reduce.cc
-bool one_axis(const char* op, const std::vector<int>& axes);
-
-// index.cc
-mx::array scatter_axis(const mx::array& x, const mx::array& indices, const mx::array& updates, int axis,
-                       int mode, const mx::Stream& s);
-mx::array masked_scatter_safe(const mx::array& x, const mx::array& mask, const mx::array& values,
-                              const mx::Stream& s);
-
 // linalg.cc
 mx::array numpy_dot(const mx::array& a, const mx::array& b, const mx::Stream& s);
 mx::array linalg_norm(const mx::array& x, bool use_ord, double ord, const std::vector<int>& axes, bool keepdims,
@@ -61,5 +48,18 @@ mx::array fftn_op(int kind, const mx::array& x, const mx::Shape& n, const std::v
 // random.cc
 std::vector<mx::array> key_split(const mx::array& key, int num, const mx::Stream& s);
 mx::array categorical_n(const mx::array& logits, int axis, int num, const mx::array& key, const mx::Stream& s);
+
+// shape_of: an Ints attribute where MLX wants a Shape (slice bounds may be
+// negative, which the Shape attribute kind forbids).
+inline mx::Shape shape_of(const std::vector<int>& v) { return mx::Shape(v.begin(), v.end()); }
+
+// reduce.cc
+bool one_axis(const char* op, const std::vector<int>& axes);
+
+// index.cc
+mx::array scatter_axis(const mx::array& x, const mx::array& indices, const mx::array& updates, int axis,
+                       int mode, const mx::Stream& s);
+mx::array masked_scatter_safe(const mx::array& x, const mx::array& mask, const mx::array& values,
+                              const mx::Stream& s);
 
 }  // namespace emily
