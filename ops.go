@@ -4,6 +4,7 @@ package emily
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/emily-go/emily/ir"
@@ -110,8 +111,11 @@ func weak(op string, operands ...any) []*Tensor {
 		default:
 			t, err := weakScalar(v, like)
 			if err != nil {
-				panic(&Error{Op: op, Err: fmt.Errorf("operand %d: %w", i+1, err),
-					Hint: "pass a *emily.Tensor or a Go number (int, float64, bool, …)"})
+				hint := "pass a *emily.Tensor or a Go number (int, float64, bool, …)"
+				if _, ok := err.(overflowError); ok {
+					hint = "Astype the tensor operand to a dtype that holds the number first"
+				}
+				panic(&Error{Op: op, Err: fmt.Errorf("operand %d: %w", i+1, err), Hint: hint})
 			}
 			out[i] = t
 		}
@@ -126,6 +130,12 @@ func weakScalar(v any, like *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	dt := map[byte]DType{'b': Bool, 'i': Int32, 'u': Int32, 'f': Float32, 'c': Complex64}[n.kind]
+	if n.kind == 'i' && (n.i > math.MaxInt32 || n.i < math.MinInt32) || n.kind == 'u' && n.u > math.MaxInt32 {
+		dt = Int64 // as MLX types a Python int that int32 cannot hold
+		if n.kind == 'u' && n.u > math.MaxInt64 {
+			dt = Uint64
+		}
+	}
 	if like != nil {
 		ld := like.DType()
 		switch {
@@ -135,6 +145,15 @@ func weakScalar(v any, like *Tensor) (*Tensor, error) {
 			dt = ld
 		case n.kind == 'f' && isInexact(ld):
 			dt = ld
+		}
+		// MLX refuses an integer the tensor's integer dtype cannot hold
+		// (uint8 tensor + 300) rather than wrap it; 64-bit dtypes wrap.
+		if lo, hi, ok := intRange(ld); ok && dt == ld && (n.kind == 'i' && (n.i < lo || n.i > hi) || n.kind == 'u' && n.u > uint64(hi)) {
+			v := fmt.Sprint(n.i)
+			if n.kind == 'u' {
+				v = fmt.Sprint(n.u)
+			}
+			return nil, overflowError(fmt.Sprintf("the Go number %s does not fit the other operand's %s (MLX refuses to wrap it)", v, ld))
 		}
 	}
 	s := defaultStream()
@@ -146,6 +165,30 @@ func weakScalar(v any, like *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	return track(&Tensor{arr: a, stream: s}), nil
+}
+
+// overflowError is a Go integer too large for the tensor operand's dtype.
+type overflowError string
+
+func (e overflowError) Error() string { return string(e) }
+
+// intRange is the range of an integer dtype narrower than 64 bits.
+func intRange(d DType) (lo, hi int64, ok bool) {
+	switch d {
+	case Int8:
+		return math.MinInt8, math.MaxInt8, true
+	case Int16:
+		return math.MinInt16, math.MaxInt16, true
+	case Int32:
+		return math.MinInt32, math.MaxInt32, true
+	case Uint8:
+		return 0, math.MaxUint8, true
+	case Uint16:
+		return 0, math.MaxUint16, true
+	case Uint32:
+		return 0, math.MaxUint32, true
+	}
+	return 0, 0, false
 }
 
 func isInexact(d DType) bool {

@@ -104,9 +104,418 @@ func (t *Tensor) Minimum(b any) *Tensor {
 	return Minimum(t, b)
 }
 
+// FloorDivide returns floor(a / b): integers stay integers, rounded toward
+// negative infinity.
+//
+// NumPy: np.floor_divide(a, b). MLX: mx.floor_divide. Operands may be
+// tensors or Go numbers (weakly typed, as in MLX).
+func FloorDivide(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("FloorDivide", ir.FloorDivide, at, weak("FloorDivide", a, b)...)
+}
+
+// FloorDivide is the method form of FloorDivide.
+func (t *Tensor) FloorDivide(b any) *Tensor {
+	return FloorDivide(t, b)
+}
+
+// Remainder returns a - b*floor(a / b), the remainder with the divisor's
+// sign (Python's %, not C's fmod).
+//
+// NumPy: np.remainder(a, b). MLX: mx.remainder. Operands may be tensors or
+// Go numbers (weakly typed, as in MLX).
+func Remainder(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("Remainder", ir.Remainder, at, weak("Remainder", a, b)...)
+}
+
+// Remainder is the method form of Remainder.
+func (t *Tensor) Remainder(b any) *Tensor {
+	return Remainder(t, b)
+}
+
+// DivMod returns FloorDivide(a, b) and Remainder(a, b) from one op.
+//
+// NumPy: np.divmod(a, b). MLX: mx.divmod. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func DivMod(a, b any) (*Tensor, *Tensor) {
+	var at ir.Attrs
+	r := applyMulti("DivMod", ir.Divmod, at, weak("DivMod", a, b)...)
+	return r[0], r[1]
+}
+
+// LogAddExp returns log(e**a + e**b) without overflowing for large a or b.
+//
+// NumPy: np.logaddexp(a, b). MLX: mx.logaddexp. Operands may be tensors or
+// Go numbers (weakly typed, as in MLX).
+func LogAddExp(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LogAddExp", ir.Logaddexp, at, weak("LogAddExp", a, b)...)
+}
+
+// LogAddExp is the method form of LogAddExp.
+func (t *Tensor) LogAddExp(b any) *Tensor {
+	return LogAddExp(t, b)
+}
+
+// Arctan2 returns the angle of the point (b, a) in radians, in [-pi, pi]:
+// arctan(a / b) with the quadrant from both signs.
+//
+// NumPy: np.arctan2(a, b). MLX: mx.arctan2. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func Arctan2(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("Arctan2", ir.Arctan2, at, weak("Arctan2", a, b)...)
+}
+
+// Arctan2 is the method form of Arctan2.
+func (t *Tensor) Arctan2(b any) *Tensor {
+	return Arctan2(t, b)
+}
+
 // Comparisons and selection.
 
+// Equal returns a == b elementwise, as bool.
+//
+// NumPy: np.equal(a, b). MLX: mx.equal. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func Equal(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("Equal", ir.Equal, at, weak("Equal", a, b)...)
+}
+
+// Equal is the method form of Equal.
+func (t *Tensor) Equal(b any) *Tensor {
+	return Equal(t, b)
+}
+
+// NotEqual returns a != b elementwise, as bool (true where either is NaN).
+//
+// NumPy: np.not_equal(a, b). MLX: mx.not_equal. Operands may be tensors or
+// Go numbers (weakly typed, as in MLX).
+func NotEqual(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("NotEqual", ir.NotEqual, at, weak("NotEqual", a, b)...)
+}
+
+// NotEqual is the method form of NotEqual.
+func (t *Tensor) NotEqual(b any) *Tensor {
+	return NotEqual(t, b)
+}
+
+// Less returns a < b elementwise, as bool.
+//
+// NumPy: np.less(a, b). MLX: mx.less. Operands may be tensors or Go numbers
+// (weakly typed, as in MLX).
+func Less(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("Less", ir.Less, at, weak("Less", a, b)...)
+}
+
+// Less is the method form of Less.
+func (t *Tensor) Less(b any) *Tensor {
+	return Less(t, b)
+}
+
+// LessEqual returns a <= b elementwise, as bool.
+//
+// NumPy: np.less_equal(a, b). MLX: mx.less_equal. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func LessEqual(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LessEqual", ir.LessEqual, at, weak("LessEqual", a, b)...)
+}
+
+// LessEqual is the method form of LessEqual.
+func (t *Tensor) LessEqual(b any) *Tensor {
+	return LessEqual(t, b)
+}
+
+// Greater returns a > b elementwise, as bool.
+//
+// NumPy: np.greater(a, b). MLX: mx.greater. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func Greater(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("Greater", ir.Greater, at, weak("Greater", a, b)...)
+}
+
+// Greater is the method form of Greater.
+func (t *Tensor) Greater(b any) *Tensor {
+	return Greater(t, b)
+}
+
+// GreaterEqual returns a >= b elementwise, as bool.
+//
+// NumPy: np.greater_equal(a, b). MLX: mx.greater_equal. Operands may be
+// tensors or Go numbers (weakly typed, as in MLX).
+func GreaterEqual(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("GreaterEqual", ir.GreaterEqual, at, weak("GreaterEqual", a, b)...)
+}
+
+// GreaterEqual is the method form of GreaterEqual.
+func (t *Tensor) GreaterEqual(b any) *Tensor {
+	return GreaterEqual(t, b)
+}
+
+// opWhere is the generated core of Where: returns x where cond is true and
+// y elsewhere; the three broadcast together, and the result has x's and y's
+// promoted dtype.
+//
+// NumPy: np.where(cond, x, y). MLX: mx.where.
+func opWhere(cond, x, y *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Where", ir.Where, at, cond, x, y)
+}
+
+// Clip limits x to [lo, hi] elementwise: Minimum(Maximum(x, lo), hi), so hi
+// wins where lo > hi; Go number bounds take x's dtype.
+//
+// NumPy: np.clip(x, lo, hi). MLX: mx.clip. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func Clip(x, lo, hi any) *Tensor {
+	var at ir.Attrs
+	return apply("Clip", ir.Clip, at, weak("Clip", x, lo, hi)...)
+}
+
+// Clip is the method form of Clip.
+func (t *Tensor) Clip(lo, hi any) *Tensor {
+	return Clip(t, lo, hi)
+}
+
+// IsClose returns where |a - b| <= 1e-8 + 1e-5*|b| elementwise (NumPy's
+// default tolerances), as bool; NaN is close to nothing.
+//
+// NumPy: np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan). MLX:
+// mx.isclose. Operands may be tensors or Go numbers (weakly typed, as in
+// MLX).
+func IsClose(a, b any) *Tensor {
+	var at ir.Attrs
+	at.Float(1e-05)
+	at.Float(1e-08)
+	at.Bool(false)
+	return apply("IsClose", ir.IsClose, at, weak("IsClose", a, b)...)
+}
+
+// IsClose is the method form of IsClose.
+func (t *Tensor) IsClose(b any) *Tensor {
+	return IsClose(t, b)
+}
+
+// IsCloseTol is IsClose with tolerances: |a - b| <= atol + rtol*|b|;
+// equalNaN makes NaN close to NaN.
+//
+// NumPy: np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan). MLX:
+// mx.isclose. Operands may be tensors or Go numbers (weakly typed, as in
+// MLX).
+func IsCloseTol(a, b any, rtol float64, atol float64, equal_nan bool) *Tensor {
+	var at ir.Attrs
+	at.Float(rtol)
+	at.Float(atol)
+	at.Bool(equal_nan)
+	return apply("IsCloseTol", ir.IsClose, at, weak("IsCloseTol", a, b)...)
+}
+
+// IsCloseTol is the method form of IsCloseTol.
+func (t *Tensor) IsCloseTol(b any, rtol float64, atol float64, equal_nan bool) *Tensor {
+	return IsCloseTol(t, b, rtol, atol, equal_nan)
+}
+
+// AllClose returns a 0-d bool tensor: whether IsClose holds for every
+// element.
+//
+// NumPy: np.array(np.allclose(a, b, rtol=rtol, atol=atol,
+// equal_nan=equal_nan)). MLX: mx.allclose. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func AllClose(a, b any) *Tensor {
+	var at ir.Attrs
+	at.Float(1e-05)
+	at.Float(1e-08)
+	at.Bool(false)
+	return apply("AllClose", ir.AllClose, at, weak("AllClose", a, b)...)
+}
+
+// AllCloseTol is AllClose with tolerances, as IsCloseTol.
+//
+// NumPy: np.array(np.allclose(a, b, rtol=rtol, atol=atol,
+// equal_nan=equal_nan)). MLX: mx.allclose. Operands may be tensors or Go
+// numbers (weakly typed, as in MLX).
+func AllCloseTol(a, b any, rtol float64, atol float64, equal_nan bool) *Tensor {
+	var at ir.Attrs
+	at.Float(rtol)
+	at.Float(atol)
+	at.Bool(equal_nan)
+	return apply("AllCloseTol", ir.AllClose, at, weak("AllCloseTol", a, b)...)
+}
+
+// ArrayEqual returns a 0-d bool tensor: whether a and b have the same shape
+// and equal elements (their dtypes may differ).
+//
+// NumPy: np.array(np.array_equal(a, b, equal_nan=equal_nan)). MLX:
+// mx.array_equal.
+func ArrayEqual(a, b *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Bool(false)
+	return apply("ArrayEqual", ir.ArrayEqual, at, a, b)
+}
+
+// ArrayEqualNaN is ArrayEqual with NaN equal to NaN.
+//
+// NumPy: np.array(np.array_equal(a, b, equal_nan=equal_nan)). MLX:
+// mx.array_equal.
+func ArrayEqualNaN(a, b *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Bool(true)
+	return apply("ArrayEqualNaN", ir.ArrayEqual, at, a, b)
+}
+
 // Logical and bitwise.
+
+// LogicalAnd returns a && b elementwise, reading non-zero as true; the
+// result is bool.
+//
+// NumPy: np.logical_and(a, b). MLX: mx.logical_and. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func LogicalAnd(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LogicalAnd", ir.LogicalAnd, at, weak("LogicalAnd", a, b)...)
+}
+
+// LogicalAnd is the method form of LogicalAnd.
+func (t *Tensor) LogicalAnd(b any) *Tensor {
+	return LogicalAnd(t, b)
+}
+
+// LogicalOr returns a || b elementwise, reading non-zero as true; the
+// result is bool.
+//
+// NumPy: np.logical_or(a, b). MLX: mx.logical_or. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func LogicalOr(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LogicalOr", ir.LogicalOr, at, weak("LogicalOr", a, b)...)
+}
+
+// LogicalOr is the method form of LogicalOr.
+func (t *Tensor) LogicalOr(b any) *Tensor {
+	return LogicalOr(t, b)
+}
+
+// LogicalXor returns a != b as truth values elementwise, reading non-zero
+// as true; the result is bool.
+//
+// NumPy: np.logical_xor(a, b). MLX: mx.logical_xor. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func LogicalXor(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LogicalXor", ir.LogicalXor, at, weak("LogicalXor", a, b)...)
+}
+
+// LogicalXor is the method form of LogicalXor.
+func (t *Tensor) LogicalXor(b any) *Tensor {
+	return LogicalXor(t, b)
+}
+
+// LogicalNot returns !x elementwise, reading non-zero as true; the result
+// is bool.
+//
+// NumPy: np.logical_not(x). MLX: mx.logical_not.
+func LogicalNot(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("LogicalNot", ir.LogicalNot, at, x)
+}
+
+// LogicalNot is the method form of LogicalNot.
+func (t *Tensor) LogicalNot() *Tensor {
+	return LogicalNot(t)
+}
+
+// BitwiseAnd returns a & b elementwise (bools and integers).
+//
+// NumPy: np.bitwise_and(a, b). MLX: mx.bitwise_and. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func BitwiseAnd(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("BitwiseAnd", ir.BitwiseAnd, at, weak("BitwiseAnd", a, b)...)
+}
+
+// BitwiseAnd is the method form of BitwiseAnd.
+func (t *Tensor) BitwiseAnd(b any) *Tensor {
+	return BitwiseAnd(t, b)
+}
+
+// BitwiseOr returns a | b elementwise (bools and integers).
+//
+// NumPy: np.bitwise_or(a, b). MLX: mx.bitwise_or. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func BitwiseOr(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("BitwiseOr", ir.BitwiseOr, at, weak("BitwiseOr", a, b)...)
+}
+
+// BitwiseOr is the method form of BitwiseOr.
+func (t *Tensor) BitwiseOr(b any) *Tensor {
+	return BitwiseOr(t, b)
+}
+
+// BitwiseXor returns a ^ b elementwise (bools and integers).
+//
+// NumPy: np.bitwise_xor(a, b). MLX: mx.bitwise_xor. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func BitwiseXor(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("BitwiseXor", ir.BitwiseXor, at, weak("BitwiseXor", a, b)...)
+}
+
+// BitwiseXor is the method form of BitwiseXor.
+func (t *Tensor) BitwiseXor(b any) *Tensor {
+	return BitwiseXor(t, b)
+}
+
+// BitwiseInvert returns ^x (every bit flipped) elementwise, for integers;
+// LogicalNot negates bools.
+//
+// NumPy: np.invert(x). MLX: mx.bitwise_invert.
+func BitwiseInvert(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("BitwiseInvert", ir.BitwiseInvert, at, x)
+}
+
+// BitwiseInvert is the method form of BitwiseInvert.
+func (t *Tensor) BitwiseInvert() *Tensor {
+	return BitwiseInvert(t)
+}
+
+// LeftShift returns a << b elementwise, for integers; bits shifted past the
+// width are lost.
+//
+// NumPy: np.left_shift(a, b). MLX: mx.left_shift. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func LeftShift(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("LeftShift", ir.LeftShift, at, weak("LeftShift", a, b)...)
+}
+
+// LeftShift is the method form of LeftShift.
+func (t *Tensor) LeftShift(b any) *Tensor {
+	return LeftShift(t, b)
+}
+
+// RightShift returns a >> b elementwise, for integers (arithmetic for
+// signed ones: the sign is kept).
+//
+// NumPy: np.right_shift(a, b). MLX: mx.right_shift. Operands may be tensors
+// or Go numbers (weakly typed, as in MLX).
+func RightShift(a, b any) *Tensor {
+	var at ir.Attrs
+	return apply("RightShift", ir.RightShift, at, weak("RightShift", a, b)...)
+}
+
+// RightShift is the method form of RightShift.
+func (t *Tensor) RightShift(b any) *Tensor {
+	return RightShift(t, b)
+}
 
 // Elementwise, one operand.
 
@@ -199,6 +608,532 @@ func Sigmoid(x *Tensor) *Tensor {
 // Sigmoid is the method form of Sigmoid.
 func (t *Tensor) Sigmoid() *Tensor {
 	return Sigmoid(t)
+}
+
+// Square returns x*x.
+//
+// NumPy: np.square(x). MLX: mx.square.
+func Square(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Square", ir.Square, at, x)
+}
+
+// Square is the method form of Square.
+func (t *Tensor) Square() *Tensor {
+	return Square(t)
+}
+
+// Rsqrt returns 1 / sqrt(x).
+//
+// NumPy: 1 / np.sqrt(x). MLX: mx.rsqrt.
+func Rsqrt(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Rsqrt", ir.Rsqrt, at, x)
+}
+
+// Rsqrt is the method form of Rsqrt.
+func (t *Tensor) Rsqrt() *Tensor {
+	return Rsqrt(t)
+}
+
+// Reciprocal returns 1 / x.
+//
+// NumPy: np.reciprocal(x). MLX: mx.reciprocal.
+func Reciprocal(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Reciprocal", ir.Reciprocal, at, x)
+}
+
+// Reciprocal is the method form of Reciprocal.
+func (t *Tensor) Reciprocal() *Tensor {
+	return Reciprocal(t)
+}
+
+// Sign returns -1, 0 or 1 by the sign of x; NaN stays NaN (mx.sign would
+// give 0).
+//
+// NumPy: np.sign(x). MLX: mx.sign.
+func Sign(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Sign", ir.Sign, at, x)
+}
+
+// Sign is the method form of Sign.
+func (t *Tensor) Sign() *Tensor {
+	return Sign(t)
+}
+
+// Floor rounds x down to an integer value (integers are unchanged).
+//
+// NumPy: np.floor(x). MLX: mx.floor.
+func Floor(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Floor", ir.Floor, at, x)
+}
+
+// Floor is the method form of Floor.
+func (t *Tensor) Floor() *Tensor {
+	return Floor(t)
+}
+
+// Ceil rounds x up to an integer value (integers are unchanged).
+//
+// NumPy: np.ceil(x). MLX: mx.ceil.
+func Ceil(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Ceil", ir.Ceil, at, x)
+}
+
+// Ceil is the method form of Ceil.
+func (t *Tensor) Ceil() *Tensor {
+	return Ceil(t)
+}
+
+// Trunc rounds x toward zero to an integer value (integers are unchanged).
+//
+// NumPy: np.trunc(x). MLX: mx.trunc.
+func Trunc(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Trunc", ir.Trunc, at, x)
+}
+
+// Trunc is the method form of Trunc.
+func (t *Tensor) Trunc() *Tensor {
+	return Trunc(t)
+}
+
+// Round rounds x to the nearest integer value, halves to even.
+//
+// NumPy: np.round(x, decimals). MLX: mx.round.
+func Round(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	return apply("Round", ir.Round, at, x)
+}
+
+// Round is the method form of Round.
+func (t *Tensor) Round() *Tensor {
+	return Round(t)
+}
+
+// RoundTo rounds x to the given number of decimals (negative: tens,
+// hundreds, …), halves to even, as np.round(x, decimals).
+//
+// NumPy: np.round(x, decimals). MLX: mx.round.
+func RoundTo(x *Tensor, decimals int) *Tensor {
+	var at ir.Attrs
+	at.Int(decimals)
+	return apply("RoundTo", ir.Round, at, x)
+}
+
+// RoundTo is the method form of RoundTo.
+func (t *Tensor) RoundTo(decimals int) *Tensor {
+	return RoundTo(t, decimals)
+}
+
+// Expm1 returns e**x - 1, accurate for small x.
+//
+// NumPy: np.expm1(x). MLX: mx.expm1.
+func Expm1(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Expm1", ir.Expm1, at, x)
+}
+
+// Expm1 is the method form of Expm1.
+func (t *Tensor) Expm1() *Tensor {
+	return Expm1(t)
+}
+
+// Log1p returns log(1 + x), accurate for small x.
+//
+// NumPy: np.log1p(x). MLX: mx.log1p.
+func Log1p(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Log1p", ir.Log1p, at, x)
+}
+
+// Log1p is the method form of Log1p.
+func (t *Tensor) Log1p() *Tensor {
+	return Log1p(t)
+}
+
+// Log2 returns the base-2 logarithm of x.
+//
+// NumPy: np.log2(x). MLX: mx.log2.
+func Log2(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Log2", ir.Log2, at, x)
+}
+
+// Log2 is the method form of Log2.
+func (t *Tensor) Log2() *Tensor {
+	return Log2(t)
+}
+
+// Log10 returns the base-10 logarithm of x.
+//
+// NumPy: np.log10(x). MLX: mx.log10.
+func Log10(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Log10", ir.Log10, at, x)
+}
+
+// Log10 is the method form of Log10.
+func (t *Tensor) Log10() *Tensor {
+	return Log10(t)
+}
+
+// Sin returns the sine of x.
+//
+// NumPy: np.sin(x). MLX: mx.sin.
+func Sin(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Sin", ir.Sin, at, x)
+}
+
+// Sin is the method form of Sin.
+func (t *Tensor) Sin() *Tensor {
+	return Sin(t)
+}
+
+// Cos returns the cosine of x.
+//
+// NumPy: np.cos(x). MLX: mx.cos.
+func Cos(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Cos", ir.Cos, at, x)
+}
+
+// Cos is the method form of Cos.
+func (t *Tensor) Cos() *Tensor {
+	return Cos(t)
+}
+
+// Tan returns the tangent of x.
+//
+// NumPy: np.tan(x). MLX: mx.tan.
+func Tan(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Tan", ir.Tan, at, x)
+}
+
+// Tan is the method form of Tan.
+func (t *Tensor) Tan() *Tensor {
+	return Tan(t)
+}
+
+// Arcsin returns the inverse sine of x, in [-pi/2, pi/2].
+//
+// NumPy: np.arcsin(x). MLX: mx.arcsin.
+func Arcsin(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arcsin", ir.Arcsin, at, x)
+}
+
+// Arcsin is the method form of Arcsin.
+func (t *Tensor) Arcsin() *Tensor {
+	return Arcsin(t)
+}
+
+// Arccos returns the inverse cosine of x, in [0, pi].
+//
+// NumPy: np.arccos(x). MLX: mx.arccos.
+func Arccos(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arccos", ir.Arccos, at, x)
+}
+
+// Arccos is the method form of Arccos.
+func (t *Tensor) Arccos() *Tensor {
+	return Arccos(t)
+}
+
+// Arctan returns the inverse tangent of x, in (-pi/2, pi/2).
+//
+// NumPy: np.arctan(x). MLX: mx.arctan.
+func Arctan(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arctan", ir.Arctan, at, x)
+}
+
+// Arctan is the method form of Arctan.
+func (t *Tensor) Arctan() *Tensor {
+	return Arctan(t)
+}
+
+// Sinh returns the hyperbolic sine of x.
+//
+// NumPy: np.sinh(x). MLX: mx.sinh.
+func Sinh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Sinh", ir.Sinh, at, x)
+}
+
+// Sinh is the method form of Sinh.
+func (t *Tensor) Sinh() *Tensor {
+	return Sinh(t)
+}
+
+// Cosh returns the hyperbolic cosine of x.
+//
+// NumPy: np.cosh(x). MLX: mx.cosh.
+func Cosh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Cosh", ir.Cosh, at, x)
+}
+
+// Cosh is the method form of Cosh.
+func (t *Tensor) Cosh() *Tensor {
+	return Cosh(t)
+}
+
+// Arcsinh returns the inverse hyperbolic sine of x.
+//
+// NumPy: np.arcsinh(x). MLX: mx.arcsinh.
+func Arcsinh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arcsinh", ir.Arcsinh, at, x)
+}
+
+// Arcsinh is the method form of Arcsinh.
+func (t *Tensor) Arcsinh() *Tensor {
+	return Arcsinh(t)
+}
+
+// Arccosh returns the inverse hyperbolic cosine of x (x >= 1).
+//
+// NumPy: np.arccosh(x). MLX: mx.arccosh.
+func Arccosh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arccosh", ir.Arccosh, at, x)
+}
+
+// Arccosh is the method form of Arccosh.
+func (t *Tensor) Arccosh() *Tensor {
+	return Arccosh(t)
+}
+
+// Arctanh returns the inverse hyperbolic tangent of x (|x| < 1).
+//
+// NumPy: np.arctanh(x). MLX: mx.arctanh.
+func Arctanh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Arctanh", ir.Arctanh, at, x)
+}
+
+// Arctanh is the method form of Arctanh.
+func (t *Tensor) Arctanh() *Tensor {
+	return Arctanh(t)
+}
+
+// Degrees converts x from radians to degrees.
+//
+// NumPy: np.degrees(x). MLX: mx.degrees.
+func Degrees(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Degrees", ir.Degrees, at, x)
+}
+
+// Degrees is the method form of Degrees.
+func (t *Tensor) Degrees() *Tensor {
+	return Degrees(t)
+}
+
+// Radians converts x from degrees to radians.
+//
+// NumPy: np.radians(x). MLX: mx.radians.
+func Radians(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Radians", ir.Radians, at, x)
+}
+
+// Radians is the method form of Radians.
+func (t *Tensor) Radians() *Tensor {
+	return Radians(t)
+}
+
+// Erf returns the error function of x.
+//
+// NumPy: erf(x). MLX: mx.erf.
+func Erf(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Erf", ir.Erf, at, x)
+}
+
+// Erf is the method form of Erf.
+func (t *Tensor) Erf() *Tensor {
+	return Erf(t)
+}
+
+// ErfInv returns the inverse error function of x (|x| < 1).
+//
+// NumPy: erfinv(x). MLX: mx.erfinv.
+func ErfInv(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("ErfInv", ir.Erfinv, at, x)
+}
+
+// ErfInv is the method form of ErfInv.
+func (t *Tensor) ErfInv() *Tensor {
+	return ErfInv(t)
+}
+
+// IsNaN reports which elements are NaN, as bool (false for integers).
+//
+// NumPy: np.isnan(x). MLX: mx.isnan.
+func IsNaN(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("IsNaN", ir.Isnan, at, x)
+}
+
+// IsNaN is the method form of IsNaN.
+func (t *Tensor) IsNaN() *Tensor {
+	return IsNaN(t)
+}
+
+// IsInf reports which elements are +Inf or -Inf, as bool.
+//
+// NumPy: np.isinf(x). MLX: mx.isinf.
+func IsInf(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("IsInf", ir.Isinf, at, x)
+}
+
+// IsInf is the method form of IsInf.
+func (t *Tensor) IsInf() *Tensor {
+	return IsInf(t)
+}
+
+// IsFinite reports which elements are neither NaN nor infinite, as bool.
+//
+// NumPy: np.isfinite(x). MLX: mx.isfinite.
+func IsFinite(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("IsFinite", ir.Isfinite, at, x)
+}
+
+// IsFinite is the method form of IsFinite.
+func (t *Tensor) IsFinite() *Tensor {
+	return IsFinite(t)
+}
+
+// IsPosInf reports which elements are +Inf, as bool.
+//
+// NumPy: np.isposinf(x). MLX: mx.isposinf.
+func IsPosInf(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("IsPosInf", ir.Isposinf, at, x)
+}
+
+// IsPosInf is the method form of IsPosInf.
+func (t *Tensor) IsPosInf() *Tensor {
+	return IsPosInf(t)
+}
+
+// IsNegInf reports which elements are -Inf, as bool.
+//
+// NumPy: np.isneginf(x). MLX: mx.isneginf.
+func IsNegInf(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("IsNegInf", ir.Isneginf, at, x)
+}
+
+// IsNegInf is the method form of IsNegInf.
+func (t *Tensor) IsNegInf() *Tensor {
+	return IsNegInf(t)
+}
+
+// NanToNum replaces NaN by 0, +Inf by the dtype's largest finite value and
+// -Inf by its smallest.
+//
+// NumPy: np.nan_to_num(x, nan=nan, posinf=None if limits else posinf,
+// neginf=None if limits else neginf). MLX: mx.nan_to_num.
+func NanToNum(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Float(0)
+	at.Float(0)
+	at.Float(0)
+	at.Bool(true)
+	return apply("NanToNum", ir.NanToNum, at, x)
+}
+
+// NanToNum is the method form of NanToNum.
+func (t *Tensor) NanToNum() *Tensor {
+	return NanToNum(t)
+}
+
+// NanToNumWith is NanToNum with the values that replace NaN, +Inf and -Inf.
+//
+// NumPy: np.nan_to_num(x, nan=nan, posinf=None if limits else posinf,
+// neginf=None if limits else neginf). MLX: mx.nan_to_num.
+func NanToNumWith(x *Tensor, nan float64, posinf float64, neginf float64) *Tensor {
+	var at ir.Attrs
+	at.Float(nan)
+	at.Float(posinf)
+	at.Float(neginf)
+	at.Bool(false)
+	return apply("NanToNumWith", ir.NanToNum, at, x)
+}
+
+// NanToNumWith is the method form of NanToNumWith.
+func (t *Tensor) NanToNumWith(nan float64, posinf float64, neginf float64) *Tensor {
+	return NanToNumWith(t, nan, posinf, neginf)
+}
+
+// Conj returns the complex conjugate of x (real tensors are returned as
+// they are).
+//
+// NumPy: np.conj(x). MLX: mx.conjugate.
+func Conj(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Conj", ir.Conjugate, at, x)
+}
+
+// Conj is the method form of Conj.
+func (t *Tensor) Conj() *Tensor {
+	return Conj(t)
+}
+
+// Real returns the real part of x: float32 for complex64, x itself for real
+// dtypes.
+//
+// NumPy: np.real(x). MLX: mx.real.
+func Real(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Real", ir.Real, at, x)
+}
+
+// Real is the method form of Real.
+func (t *Tensor) Real() *Tensor {
+	return Real(t)
+}
+
+// Imag returns the imaginary part of x: float32 for complex64, zeros for
+// real dtypes.
+//
+// NumPy: np.imag(x). MLX: mx.imag.
+func Imag(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Imag", ir.Imag, at, x)
+}
+
+// Imag is the method form of Imag.
+func (t *Tensor) Imag() *Tensor {
+	return Imag(t)
+}
+
+// StopGradient returns x unchanged, but gradients do not flow through it:
+// under Grad it is a constant.
+//
+// NumPy: x. MLX: mx.stop_gradient.
+func StopGradient(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("StopGradient", ir.StopGradient, at, x)
+}
+
+// StopGradient is the method form of StopGradient.
+func (t *Tensor) StopGradient() *Tensor {
+	return StopGradient(t)
 }
 
 // Reductions.
@@ -891,9 +1826,1079 @@ func (t *Tensor) Matmul(b *Tensor) *Tensor {
 	return Matmul(t, b)
 }
 
-// Neural networks.
+// Dot is NumPy's dot: the sum product over a's last axis and b's
+// second-to-last (its only axis when b is 1-D); scalars multiply.
+//
+// NumPy: np.dot(a, b). MLX: mx.tensordot (NumPy's dot rule).
+func Dot(a, b *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Dot", ir.Dot, at, a, b)
+}
+
+// Dot is the method form of Dot.
+func (t *Tensor) Dot(b *Tensor) *Tensor {
+	return Dot(t, b)
+}
+
+// Outer is the outer product of a and b (both flattened first).
+//
+// NumPy: np.outer(a, b). MLX: mx.outer.
+func Outer(a, b *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Outer", ir.Outer, at, a, b)
+}
+
+// Inner is the sum product over the last axes of a and b.
+//
+// NumPy: np.inner(a, b). MLX: mx.inner.
+func Inner(a, b *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Inner", ir.Inner, at, a, b)
+}
+
+// Tensordot contracts the last n axes of a with the first n axes of b.
+//
+// NumPy: np.tensordot(a, b, n). MLX: mx.tensordot.
+func Tensordot(a, b *Tensor, n int) *Tensor {
+	var at ir.Attrs
+	at.Int(n)
+	return apply("Tensordot", ir.Tensordot, at, a, b)
+}
+
+// TensordotAxes contracts axes_a of a with axes_b of b, pairwise.
+//
+// NumPy: np.tensordot(a, b, (axes_a, axes_b)). MLX: mx.tensordot.
+func TensordotAxes(a, b *Tensor, axes_a []int, axes_b []int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes_a)
+	at.Ints(axes_b)
+	return apply("TensordotAxes", ir.TensordotAxes, at, a, b)
+}
+
+// opEinsum is the generated core of Einsum: evaluates the Einstein
+// summation subscripts over operands: Einsum("ij,jk->ik", a, b).
+//
+// NumPy: np.einsum(subscripts, *operands). MLX: mx.einsum.
+func opEinsum(operands []*Tensor, subscripts string) *Tensor {
+	var at ir.Attrs
+	at.String(subscripts)
+	return apply("Einsum", ir.Einsum, at, operands...)
+}
+
+// Norm is the 2-norm of x over axes: the vector 2-norm over one axis, the
+// Frobenius norm over two, the 2-norm of all of x flattened when none.
+//
+// NumPy: norm_ref(x, ord if use_ord else None, axes, keepdims). MLX:
+// mx.linalg.norm.
+func Norm(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(0)
+	at.Bool(false)
+	at.Bool(false)
+	at.Ints(axes)
+	return apply("Norm", ir.Norm, at, x)
+}
+
+// Norm is the method form of Norm.
+func (t *Tensor) Norm(axes ...int) *Tensor {
+	return Norm(t, axes...)
+}
+
+// NormOrd is the vector norm of order ord over one axis
+// (sum(|x|^ord)^(1/ord); ±Inf: max/min |x|; 0: count of non-zeros) or the
+// matrix norm of order ord (1, -1, 2, -2, ±Inf) over two axes. With no
+// axes x must be 1-D or 2-D. Matrix orders ±2 need singular values: they
+// run on the CPU.
+//
+// NumPy: norm_ref(x, ord if use_ord else None, axes, keepdims). MLX:
+// mx.linalg.norm.
+func NormOrd(x *Tensor, ord float64, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(ord)
+	at.Bool(true)
+	at.Bool(false)
+	at.Ints(axes)
+	return apply("NormOrd", ir.Norm, at, x)
+}
+
+// NormOrd is the method form of NormOrd.
+func (t *Tensor) NormOrd(ord float64, axes ...int) *Tensor {
+	return NormOrd(t, ord, axes...)
+}
+
+// Inv is the inverse of each square matrix in x.
+//
+// NumPy: np.linalg.inv(x). MLX: mx.linalg.inv. Runs on the CPU (MLX has no
+// GPU kernel).
+func Inv(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Inv", ir.Inv, at, x)
+}
+
+// Solve solves a x = b for x; b is a vector (…, n) or matrices (…, n,
+// k).
+//
+// NumPy: np.linalg.solve(a, b). MLX: mx.linalg.solve. Runs on the CPU (MLX
+// has no GPU kernel).
+func Solve(a, b *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Solve", ir.Solve, at, a, b)
+}
+
+// Cholesky is the lower-triangular L with x = L Lᵀ, for symmetric
+// positive definite x (only its lower triangle is read).
+//
+// NumPy: np.linalg.cholesky(x, upper=upper). MLX: mx.linalg.cholesky. Runs
+// on the CPU (MLX has no GPU kernel).
+func Cholesky(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Bool(false)
+	return apply("Cholesky", ir.Cholesky, at, x)
+}
+
+// CholeskyUpper is the upper-triangular U with x = Uᵀ U.
+//
+// NumPy: np.linalg.cholesky(x, upper=upper). MLX: mx.linalg.cholesky. Runs
+// on the CPU (MLX has no GPU kernel).
+func CholeskyUpper(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Bool(true)
+	return apply("CholeskyUpper", ir.Cholesky, at, x)
+}
+
+// QR factors x (…, m, n) into Q (…, m, k) with orthonormal columns and
+// upper-triangular R (…, k, n), k = min(m, n).
+//
+// NumPy: np.linalg.qr(x). MLX: mx.linalg.qr. Runs on the CPU (MLX has no
+// GPU kernel).
+func QR(x *Tensor) (*Tensor, *Tensor) {
+	var at ir.Attrs
+	r := applyMulti("QR", ir.Qr, at, x)
+	return r[0], r[1]
+}
+
+// SVD factors x (…, m, n) into U (…, m, m), the singular values S (…,
+// min(m, n)) in descending order and Vᵀ (…, n, n), with x = U diag(S)
+// Vᵀ. Singular vectors are unique only up to sign; SVD fixes the sign so
+// that each column of U has its largest-magnitude entry positive (and flips
+// the matching row of Vᵀ; rows of Vᵀ beyond min(m, n) likewise by their
+// own largest entry), so the result is reproducible and comparable with
+// NumPy.
+//
+// NumPy: svd_ref(x). MLX: mx.linalg.svd (signs fixed). Runs on the CPU (MLX
+// has no GPU kernel).
+func SVD(x *Tensor) (*Tensor, *Tensor, *Tensor) {
+	var at ir.Attrs
+	r := applyMulti("SVD", ir.Svd, at, x)
+	return r[0], r[1], r[2]
+}
+
+// SingularValues is the singular values of x (…, m, n) in descending
+// order.
+//
+// NumPy: np.linalg.svd(x, compute_uv=False). MLX:
+// mx.linalg.svd(compute_uv=False). Runs on the CPU (MLX has no GPU kernel).
+func SingularValues(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("SingularValues", ir.Svdvals, at, x)
+}
+
+// Eigh is the eigenvalues (ascending) and eigenvectors (columns) of the
+// symmetric matrices x; only x's lower triangle is read. Eigenvectors are
+// unique only up to sign: Eigh makes each one's largest-magnitude entry
+// positive.
+//
+// NumPy: eigh_ref(x). MLX: mx.linalg.eigh (signs fixed). Runs on the CPU
+// (MLX has no GPU kernel).
+func Eigh(x *Tensor) (*Tensor, *Tensor) {
+	var at ir.Attrs
+	r := applyMulti("Eigh", ir.Eigh, at, x)
+	return r[0], r[1]
+}
+
+// Eigvalsh is the eigenvalues (ascending) of the symmetric matrices x; only
+// x's lower triangle is read.
+//
+// NumPy: np.linalg.eigvalsh(x). MLX: mx.linalg.eigvalsh. Runs on the CPU
+// (MLX has no GPU kernel).
+func Eigvalsh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Eigvalsh", ir.Eigvalsh, at, x)
+}
+
+// Pinv is the Moore-Penrose pseudo-inverse of x (…, m, n), shape (…, n,
+// m).
+//
+// NumPy: np.linalg.pinv(x). MLX: mx.linalg.pinv. Runs on the CPU (MLX has
+// no GPU kernel).
+func Pinv(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Pinv", ir.Pinv, at, x)
+}
+
+// TriInv is the inverse of the triangular matrices x (upper or lower
+// triangle; the other is ignored).
+//
+// NumPy: np.linalg.inv(np.triu(x) if upper else np.tril(x)). MLX:
+// mx.linalg.tri_inv. Runs on the CPU (MLX has no GPU kernel).
+func TriInv(x *Tensor, upper bool) *Tensor {
+	var at ir.Attrs
+	at.Bool(upper)
+	return apply("TriInv", ir.TriInv, at, x)
+}
+
+// Det is the determinant of each square matrix in x.
+//
+// NumPy: np.linalg.det(x). MLX: mx.linalg.det. Runs on the CPU (MLX has no
+// GPU kernel).
+func Det(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Det", ir.Det, at, x)
+}
+
+// Slogdet is the sign and the natural log of the absolute determinant of
+// each square matrix in x (no overflow for large matrices).
+//
+// NumPy: tuple(np.linalg.slogdet(x)). MLX: mx.linalg.slogdet. Runs on the
+// CPU (MLX has no GPU kernel).
+func Slogdet(x *Tensor) (*Tensor, *Tensor) {
+	var at ir.Attrs
+	r := applyMulti("Slogdet", ir.Slogdet, at, x)
+	return r[0], r[1]
+}
+
+// Cross is the cross product of 3-vectors along the last axis (broadcast).
+//
+// NumPy: np.cross(a, b, axis=axis). MLX: mx.linalg.cross.
+func Cross(a, b *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(-1)
+	return apply("Cross", ir.Cross, at, a, b)
+}
+
+// CrossAxis is Cross over the given axis.
+//
+// NumPy: np.cross(a, b, axis=axis). MLX: mx.linalg.cross.
+func CrossAxis(a, b *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("CrossAxis", ir.Cross, at, a, b)
+}
+
+// Tril keeps the lower triangle of x's last two axes: elements on or below
+// the k-th diagonal (k > 0 above the main one), zeros elsewhere.
+//
+// NumPy: np.tril(x, k). MLX: mx.tril.
+func Tril(x *Tensor, k int) *Tensor {
+	var at ir.Attrs
+	at.Int(k)
+	return apply("Tril", ir.Tril, at, x)
+}
+
+// Tril is the method form of Tril.
+func (t *Tensor) Tril(k int) *Tensor {
+	return Tril(t, k)
+}
+
+// Triu keeps the upper triangle of x's last two axes: elements on or above
+// the k-th diagonal, zeros elsewhere.
+//
+// NumPy: np.triu(x, k). MLX: mx.triu.
+func Triu(x *Tensor, k int) *Tensor {
+	var at ir.Attrs
+	at.Int(k)
+	return apply("Triu", ir.Triu, at, x)
+}
+
+// Triu is the method form of Triu.
+func (t *Tensor) Triu(k int) *Tensor {
+	return Triu(t, k)
+}
+
+// Diagonal is the main diagonal of x's first two axes, appended as the last
+// axis.
+//
+// NumPy: np.diagonal(x, offset, axis1, axis2). MLX: mx.diagonal.
+func Diagonal(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Int(0)
+	at.Int(1)
+	return apply("Diagonal", ir.Diagonal, at, x)
+}
+
+// Diagonal is the method form of Diagonal.
+func (t *Tensor) Diagonal() *Tensor {
+	return Diagonal(t)
+}
+
+// DiagonalWith is the offset-th diagonal (above the main one when positive)
+// of the planes of axis1 and axis2, appended as the last axis.
+//
+// NumPy: np.diagonal(x, offset, axis1, axis2). MLX: mx.diagonal.
+func DiagonalWith(x *Tensor, offset int, axis1 int, axis2 int) *Tensor {
+	var at ir.Attrs
+	at.Int(offset)
+	at.Int(axis1)
+	at.Int(axis2)
+	return apply("DiagonalWith", ir.Diagonal, at, x)
+}
+
+// DiagonalWith is the method form of DiagonalWith.
+func (t *Tensor) DiagonalWith(offset int, axis1 int, axis2 int) *Tensor {
+	return DiagonalWith(t, offset, axis1, axis2)
+}
+
+// Trace is the sum of the main diagonal of x's first two axes.
+//
+// NumPy: np.trace(x, offset, axis1, axis2). MLX: mx.trace.
+func Trace(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Int(0)
+	at.Int(1)
+	return apply("Trace", ir.Trace, at, x)
+}
+
+// Trace is the method form of Trace.
+func (t *Tensor) Trace() *Tensor {
+	return Trace(t)
+}
+
+// TraceWith is the sum of the offset-th diagonal of the planes of axis1 and
+// axis2.
+//
+// NumPy: np.trace(x, offset, axis1, axis2). MLX: mx.trace.
+func TraceWith(x *Tensor, offset int, axis1 int, axis2 int) *Tensor {
+	var at ir.Attrs
+	at.Int(offset)
+	at.Int(axis1)
+	at.Int(axis2)
+	return apply("TraceWith", ir.Trace, at, x)
+}
+
+// TraceWith is the method form of TraceWith.
+func (t *Tensor) TraceWith(offset int, axis1 int, axis2 int) *Tensor {
+	return TraceWith(t, offset, axis1, axis2)
+}
+
+// Neural networks (channels-last, as MLX: x is (N, L, C), (N, H, W, C) or (N, D, H, W, C); a convolution weight is (C_out, K…, C_in/groups)).
+
+// Softmax is exp(x) / sum(exp(x)) over axes (all when none), computed
+// stably; MLX's fused kernel on the GPU.
+//
+// NumPy: softmax_ref(x, axes). MLX: mx.softmax.
+func Softmax(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	return apply("Softmax", ir.Softmax, at, x)
+}
+
+// Softmax is the method form of Softmax.
+func (t *Tensor) Softmax(axes ...int) *Tensor {
+	return Softmax(t, axes...)
+}
+
+// LogSoftmax is x - logsumexp(x) over axes (all when none): the log of
+// Softmax without its underflow.
+//
+// NumPy: log_softmax_ref(x, axes). MLX: mlx.nn.log_softmax.
+func LogSoftmax(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	return apply("LogSoftmax", ir.LogSoftmax, at, x)
+}
+
+// LogSoftmax is the method form of LogSoftmax.
+func (t *Tensor) LogSoftmax(axes ...int) *Tensor {
+	return LogSoftmax(t, axes...)
+}
+
+// opLayerNorm is the generated core of LayerNorm: normalizes x over its
+// last axis to zero mean and unit variance, then scales by weight and
+// shifts by bias (each (D,), nil to skip): LayerNorm(x, weight, bias,
+// 1e-5). MLX's fused kernel.
+//
+// NumPy: layer_norm_ref(xwb, has_weight, has_bias, eps). MLX:
+// mx.fast.layer_norm.
+func opLayerNorm(xwb []*Tensor, has_weight bool, has_bias bool, eps float64) *Tensor {
+	var at ir.Attrs
+	at.Bool(has_weight)
+	at.Bool(has_bias)
+	at.Float(eps)
+	return apply("LayerNorm", ir.LayerNorm, at, xwb...)
+}
+
+// opRMSNorm is the generated core of RMSNorm: divides x by the root mean
+// square of its last axis, then scales by weight ((D,), nil to skip):
+// RMSNorm(x, weight, 1e-5). MLX's fused kernel.
+//
+// NumPy: rms_norm_ref(xw, has_weight, eps). MLX: mx.fast.rms_norm.
+func opRMSNorm(xw []*Tensor, has_weight bool, eps float64) *Tensor {
+	var at ir.Attrs
+	at.Bool(has_weight)
+	at.Float(eps)
+	return apply("RMSNorm", ir.RmsNorm, at, xw...)
+}
+
+// RoPE applies rotary position embeddings to the first dims features of x
+// (…, L, D): position offset+i along the L axis rotates feature pairs by
+// (offset+i)·scale·base^(-2j/dims); traditional pairs adjacent features,
+// otherwise the two halves. MLX's fused kernel.
+//
+// NumPy: rope_ref(x, dims, traditional, base, scale, offset). MLX:
+// mx.fast.rope.
+func RoPE(x *Tensor, dims int, traditional bool, base float64, scale float64, offset int) *Tensor {
+	var at ir.Attrs
+	at.Int(dims)
+	at.Bool(traditional)
+	at.Float(base)
+	at.Float(scale)
+	at.Int(offset)
+	return apply("RoPE", ir.Rope, at, x)
+}
+
+// ScaledDotProductAttention is softmax(scale · q kᵀ) v for q (B, H_q,
+// L_q, D) and k, v (B, H_kv, L_k, D); H_q must be a multiple of H_kv
+// (grouped-query attention). MLX's fused kernel.
+//
+// NumPy: sdpa_ref(q, k, v, scale, causal, None). MLX:
+// mx.fast.scaled_dot_product_attention.
+func ScaledDotProductAttention(q, k, v *Tensor, scale float64) *Tensor {
+	var at ir.Attrs
+	at.Float(scale)
+	at.Bool(false)
+	return apply("ScaledDotProductAttention", ir.ScaledDotProductAttention, at, q, k, v)
+}
+
+// ScaledDotProductAttentionCausal is ScaledDotProductAttention where query
+// i attends only to keys j <= i + (L_k - L_q) (the last query sees every
+// key).
+//
+// NumPy: sdpa_ref(q, k, v, scale, causal, None). MLX:
+// mx.fast.scaled_dot_product_attention.
+func ScaledDotProductAttentionCausal(q, k, v *Tensor, scale float64) *Tensor {
+	var at ir.Attrs
+	at.Float(scale)
+	at.Bool(true)
+	return apply("ScaledDotProductAttentionCausal", ir.ScaledDotProductAttention, at, q, k, v)
+}
+
+// ScaledDotProductAttentionMasked is ScaledDotProductAttention with a mask
+// broadcast to (B, H_q, L_q, L_k): a bool mask keeps the true positions, a
+// float mask is added to the scores.
+//
+// NumPy: sdpa_ref(q, k, v, scale, False, mask). MLX:
+// mx.fast.scaled_dot_product_attention.
+func ScaledDotProductAttentionMasked(q, k, v, mask *Tensor, scale float64) *Tensor {
+	var at ir.Attrs
+	at.Float(scale)
+	return apply("ScaledDotProductAttentionMasked", ir.ScaledDotProductAttentionMasked, at, q, k, v, mask)
+}
+
+// Conv1d convolves x (N, L, C_in) with w (C_out, K, C_in): the
+// cross-correlation of deep learning, result (N, L_out, C_out).
+//
+// NumPy: conv_ref(x, w, [stride], [padding], [dilation], groups). MLX:
+// mx.conv1d.
+func Conv1d(x, w *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(1)
+	at.Int(0)
+	at.Int(1)
+	at.Int(1)
+	return apply("Conv1d", ir.Conv1d, at, x, w)
+}
+
+// Conv1dWith is Conv1d with a stride, zero padding on both sides, a kernel
+// dilation and groups.
+//
+// NumPy: conv_ref(x, w, [stride], [padding], [dilation], groups). MLX:
+// mx.conv1d.
+func Conv1dWith(x, w *Tensor, stride int, padding int, dilation int, groups int) *Tensor {
+	var at ir.Attrs
+	at.Int(stride)
+	at.Int(padding)
+	at.Int(dilation)
+	at.Int(groups)
+	return apply("Conv1dWith", ir.Conv1d, at, x, w)
+}
+
+// Conv2d convolves x (N, H, W, C_in) with w (C_out, KH, KW, C_in): result
+// (N, H_out, W_out, C_out).
+//
+// NumPy: conv_ref(x, w, stride, padding, dilation, groups). MLX: mx.conv2d.
+func Conv2d(x, w *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Int(1)
+	return apply("Conv2d", ir.Conv2d, at, x, w)
+}
+
+// Conv2dWith is Conv2d with strides, zero padding on both sides, kernel
+// dilations (one entry per spatial axis, or one for all; empty: 1, 0, 1)
+// and groups.
+//
+// NumPy: conv_ref(x, w, stride, padding, dilation, groups). MLX: mx.conv2d.
+func Conv2dWith(x, w *Tensor, stride []int, padding []int, dilation []int, groups int) *Tensor {
+	var at ir.Attrs
+	at.Ints(stride)
+	at.Ints(padding)
+	at.Ints(dilation)
+	at.Int(groups)
+	return apply("Conv2dWith", ir.Conv2d, at, x, w)
+}
+
+// Conv3d convolves x (N, D, H, W, C_in) with w (C_out, KD, KH, KW, C_in):
+// result (N, D_out, H_out, W_out, C_out).
+//
+// NumPy: conv_ref(x, w, stride, padding, dilation, groups). MLX: mx.conv3d.
+func Conv3d(x, w *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Int(1)
+	return apply("Conv3d", ir.Conv3d, at, x, w)
+}
+
+// Conv3dWith is Conv3d with strides, zero padding on both sides, kernel
+// dilations (one entry per spatial axis, or one for all; empty: 1, 0, 1)
+// and groups.
+//
+// NumPy: conv_ref(x, w, stride, padding, dilation, groups). MLX: mx.conv3d.
+func Conv3dWith(x, w *Tensor, stride []int, padding []int, dilation []int, groups int) *Tensor {
+	var at ir.Attrs
+	at.Ints(stride)
+	at.Ints(padding)
+	at.Ints(dilation)
+	at.Int(groups)
+	return apply("Conv3dWith", ir.Conv3d, at, x, w)
+}
+
+// ConvTranspose1d is the transposed convolution (the gradient of Conv1d
+// with respect to its input) of x (N, L, C_in) with w (C_out, K, C_in):
+// result (N, (L-1)·stride - 2·padding + dilation·(K-1) + output_padding
+// + 1, C_out).
+//
+// NumPy: conv_transpose_ref(x, w, stride, padding, dilation,
+// output_padding, groups). MLX: mx.conv_transpose1d.
+func ConvTranspose1d(x, w *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Int(1)
+	return apply("ConvTranspose1d", ir.ConvTranspose1d, at, x, w)
+}
+
+// ConvTranspose1dWith is ConvTranspose1d with a stride, padding, dilation,
+// output padding (one entry each; empty: 1, 0, 1, 0) and groups.
+//
+// NumPy: conv_transpose_ref(x, w, stride, padding, dilation,
+// output_padding, groups). MLX: mx.conv_transpose1d.
+func ConvTranspose1dWith(x, w *Tensor, stride []int, padding []int, dilation []int, output_padding []int, groups int) *Tensor {
+	var at ir.Attrs
+	at.Ints(stride)
+	at.Ints(padding)
+	at.Ints(dilation)
+	at.Ints(output_padding)
+	at.Int(groups)
+	return apply("ConvTranspose1dWith", ir.ConvTranspose1d, at, x, w)
+}
+
+// ConvTranspose2d is the transposed convolution (the gradient of Conv2d
+// with respect to its input) of x (N, H, W, C_in) with w (C_out, KH, KW,
+// C_in).
+//
+// NumPy: conv_transpose_ref(x, w, stride, padding, dilation,
+// output_padding, groups). MLX: mx.conv_transpose2d.
+func ConvTranspose2d(x, w *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Int(1)
+	return apply("ConvTranspose2d", ir.ConvTranspose2d, at, x, w)
+}
+
+// ConvTranspose2dWith is ConvTranspose2d with strides, padding, dilations,
+// output padding (one entry per spatial axis, or one for all; empty: 1, 0,
+// 1, 0) and groups.
+//
+// NumPy: conv_transpose_ref(x, w, stride, padding, dilation,
+// output_padding, groups). MLX: mx.conv_transpose2d.
+func ConvTranspose2dWith(x, w *Tensor, stride []int, padding []int, dilation []int, output_padding []int, groups int) *Tensor {
+	var at ir.Attrs
+	at.Ints(stride)
+	at.Ints(padding)
+	at.Ints(dilation)
+	at.Ints(output_padding)
+	at.Int(groups)
+	return apply("ConvTranspose2dWith", ir.ConvTranspose2d, at, x, w)
+}
+
+// ConvTranspose3d is the transposed convolution (the gradient of Conv3d
+// with respect to its input) of x (N, D, H, W, C_in) with w (C_out, KD, KH,
+// KW, C_in).
+//
+// NumPy: conv_transpose_ref(x, w, stride, padding, dilation,
+// output_padding, groups). MLX: mx.conv_transpose3d.
+func ConvTranspose3d(x, w *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Ints([]int{})
+	at.Int(1)
+	return apply("ConvTranspose3d", ir.ConvTranspose3d, at, x, w)
+}
+
+// ConvTranspose3dWith is ConvTranspose3d with strides, padding, dilations,
+// output padding (one entry per spatial axis, or one for all; empty: 1, 0,
+// 1, 0) and groups.
+//
+// NumPy: conv_transpose_ref(x, w, stride, padding, dilation,
+// output_padding, groups). MLX: mx.conv_transpose3d.
+func ConvTranspose3dWith(x, w *Tensor, stride []int, padding []int, dilation []int, output_padding []int, groups int) *Tensor {
+	var at ir.Attrs
+	at.Ints(stride)
+	at.Ints(padding)
+	at.Ints(dilation)
+	at.Ints(output_padding)
+	at.Int(groups)
+	return apply("ConvTranspose3dWith", ir.ConvTranspose3d, at, x, w)
+}
+
+// MaxPool1d is the maximum over windows of kernel steps along L of x (N, L,
+// C), the stride equal to the kernel.
+//
+// NumPy: max_pool_ref(x, [kernel], [stride], [padding]). MLX:
+// mlx.nn.MaxPool1d.
+func MaxPool1d(x *Tensor, kernel int) *Tensor {
+	var at ir.Attrs
+	at.Int(kernel)
+	at.Int(0)
+	at.Int(0)
+	return apply("MaxPool1d", ir.MaxPool1d, at, x)
+}
+
+// MaxPool1dWith is MaxPool1d with a stride (0: the kernel size) and padding
+// on both sides.
+//
+// NumPy: max_pool_ref(x, [kernel], [stride], [padding]). MLX:
+// mlx.nn.MaxPool1d.
+func MaxPool1dWith(x *Tensor, kernel int, stride int, padding int) *Tensor {
+	var at ir.Attrs
+	at.Int(kernel)
+	at.Int(stride)
+	at.Int(padding)
+	return apply("MaxPool1dWith", ir.MaxPool1d, at, x)
+}
+
+// AvgPool1d is the mean over windows of kernel steps along L of x (N, L,
+// C), the stride equal to the kernel (padding counts as zeros).
+//
+// NumPy: avg_pool_ref(x, [kernel], [stride], [padding]). MLX:
+// mlx.nn.AvgPool1d.
+func AvgPool1d(x *Tensor, kernel int) *Tensor {
+	var at ir.Attrs
+	at.Int(kernel)
+	at.Int(0)
+	at.Int(0)
+	return apply("AvgPool1d", ir.AvgPool1d, at, x)
+}
+
+// AvgPool1dWith is AvgPool1d with a stride (0: the kernel size) and padding
+// on both sides.
+//
+// NumPy: avg_pool_ref(x, [kernel], [stride], [padding]). MLX:
+// mlx.nn.AvgPool1d.
+func AvgPool1dWith(x *Tensor, kernel int, stride int, padding int) *Tensor {
+	var at ir.Attrs
+	at.Int(kernel)
+	at.Int(stride)
+	at.Int(padding)
+	return apply("AvgPool1dWith", ir.AvgPool1d, at, x)
+}
+
+// MaxPool2d is the maximum over kernel windows (KH, KW) of x (N, H, W, C),
+// the strides equal to the kernel.
+//
+// NumPy: max_pool_ref(x, kernel, stride, padding). MLX: mlx.nn.MaxPool2d.
+func MaxPool2d(x *Tensor, kernel []int) *Tensor {
+	var at ir.Attrs
+	at.Ints(kernel)
+	at.Ints([]int{})
+	at.Ints([]int{})
+	return apply("MaxPool2d", ir.MaxPool2d, at, x)
+}
+
+// MaxPool2dWith is MaxPool2d with strides (none: the kernel size) and
+// padding on both sides of each spatial axis.
+//
+// NumPy: max_pool_ref(x, kernel, stride, padding). MLX: mlx.nn.MaxPool2d.
+func MaxPool2dWith(x *Tensor, kernel []int, stride []int, padding []int) *Tensor {
+	var at ir.Attrs
+	at.Ints(kernel)
+	at.Ints(stride)
+	at.Ints(padding)
+	return apply("MaxPool2dWith", ir.MaxPool2d, at, x)
+}
+
+// AvgPool2d is the mean over kernel windows (KH, KW) of x (N, H, W, C), the
+// strides equal to the kernel (padding counts as zeros).
+//
+// NumPy: avg_pool_ref(x, kernel, stride, padding). MLX: mlx.nn.AvgPool2d.
+func AvgPool2d(x *Tensor, kernel []int) *Tensor {
+	var at ir.Attrs
+	at.Ints(kernel)
+	at.Ints([]int{})
+	at.Ints([]int{})
+	return apply("AvgPool2d", ir.AvgPool2d, at, x)
+}
+
+// AvgPool2dWith is AvgPool2d with strides (none: the kernel size) and
+// padding on both sides of each spatial axis.
+//
+// NumPy: avg_pool_ref(x, kernel, stride, padding). MLX: mlx.nn.AvgPool2d.
+func AvgPool2dWith(x *Tensor, kernel []int, stride []int, padding []int) *Tensor {
+	var at ir.Attrs
+	at.Ints(kernel)
+	at.Ints(stride)
+	at.Ints(padding)
+	return apply("AvgPool2dWith", ir.AvgPool2d, at, x)
+}
+
+// Relu is max(x, 0).
+//
+// NumPy: np.maximum(x, x.dtype.type(0)). MLX: mlx.nn.relu.
+func Relu(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Relu", ir.Relu, at, x)
+}
+
+// LeakyRelu is x where x > 0 and slope·x elsewhere (for slope < 1).
+//
+// NumPy: np.maximum(x * x.dtype.type(slope), x). MLX: mlx.nn.leaky_relu.
+func LeakyRelu(x *Tensor, slope float64) *Tensor {
+	var at ir.Attrs
+	at.Float(slope)
+	return apply("LeakyRelu", ir.LeakyRelu, at, x)
+}
+
+// Elu is x where x > 0 and alpha·(exp(x) - 1) elsewhere.
+//
+// NumPy: np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(x)). MLX:
+// mlx.nn.elu.
+func Elu(x *Tensor, alpha float64) *Tensor {
+	var at ir.Attrs
+	at.Float(alpha)
+	return apply("Elu", ir.Elu, at, x)
+}
+
+// Gelu is x·Φ(x), Φ the standard normal CDF (the exact GELU, through
+// erf).
+//
+// NumPy: gelu_ref(x). MLX: mlx.nn.gelu.
+func Gelu(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Gelu", ir.Gelu, at, x)
+}
+
+// GeluTanh is the tanh approximation of GELU: x/2·(1 + tanh(√(2/π)·(x
+// + 0.044715·x³))).
+//
+// NumPy: gelu_tanh_ref(x). MLX: mlx.nn.gelu_tanh.
+func GeluTanh(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("GeluTanh", ir.GeluTanh, at, x)
+}
+
+// Silu is x·sigmoid(x) (swish).
+//
+// NumPy: x / (x.dtype.type(1) + np.exp(-x)). MLX: mlx.nn.silu.
+func Silu(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Silu", ir.Silu, at, x)
+}
+
+// Softplus is log(1 + exp(x)), computed without overflow.
+//
+// NumPy: np.logaddexp(x, x.dtype.type(0)). MLX: mlx.nn.softplus.
+func Softplus(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("Softplus", ir.Softplus, at, x)
+}
+
+// LogSigmoid is log(sigmoid(x)) = -softplus(-x), computed without overflow.
+//
+// NumPy: -np.logaddexp(-x, x.dtype.type(0)). MLX: mlx.nn.log_sigmoid.
+func LogSigmoid(x *Tensor) *Tensor {
+	var at ir.Attrs
+	return apply("LogSigmoid", ir.LogSigmoid, at, x)
+}
 
 // FFT.
+
+// FFT is the discrete Fourier transform of x along its last axis
+// (complex64).
+//
+// NumPy: np.fft.fft(x, n if n > 0 else None, axis).astype(np.complex64).
+// MLX: mx.fft.fft.
+func FFT(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Int(-1)
+	return apply("FFT", ir.Fft, at, x)
+}
+
+// FFTWith is FFT along axis, the input cropped or zero-padded to n points
+// along it first (0: as is).
+//
+// NumPy: np.fft.fft(x, n if n > 0 else None, axis).astype(np.complex64).
+// MLX: mx.fft.fft.
+func FFTWith(x *Tensor, n int, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(n)
+	at.Int(axis)
+	return apply("FFTWith", ir.Fft, at, x)
+}
+
+// FFTN is the n-dimensional discrete Fourier transform of x over axes (all
+// when none).
+//
+// NumPy: np.fft.fftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.complex64). MLX: mx.fft.fftn.
+func FFTN(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints(axes)
+	return apply("FFTN", ir.Fftn, at, x)
+}
+
+// FFT2 is FFTN over the last two axes.
+//
+// NumPy: np.fft.fftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.complex64). MLX: mx.fft.fftn.
+func FFT2(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints([]int{-2, -1})
+	return apply("FFT2", ir.Fftn, at, x)
+}
+
+// FFTNWith is FFTN with the input cropped or zero-padded to n[i] points
+// along axes[i] first (no axes: the last len(n)).
+//
+// NumPy: np.fft.fftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.complex64). MLX: mx.fft.fftn.
+func FFTNWith(x *Tensor, n []int, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(n)
+	at.Ints(axes)
+	return apply("FFTNWith", ir.Fftn, at, x)
+}
+
+// IFFT is the inverse discrete Fourier transform of x along its last axis
+// (complex64, scaled by 1/n).
+//
+// NumPy: np.fft.ifft(x, n if n > 0 else None, axis).astype(np.complex64).
+// MLX: mx.fft.ifft.
+func IFFT(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Int(-1)
+	return apply("IFFT", ir.Ifft, at, x)
+}
+
+// IFFTWith is IFFT along axis, the input cropped or zero-padded to n points
+// along it first (0: as is).
+//
+// NumPy: np.fft.ifft(x, n if n > 0 else None, axis).astype(np.complex64).
+// MLX: mx.fft.ifft.
+func IFFTWith(x *Tensor, n int, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(n)
+	at.Int(axis)
+	return apply("IFFTWith", ir.Ifft, at, x)
+}
+
+// IFFTN is the n-dimensional inverse discrete Fourier transform of x over
+// axes (all when none).
+//
+// NumPy: np.fft.ifftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.complex64). MLX: mx.fft.ifftn.
+func IFFTN(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints(axes)
+	return apply("IFFTN", ir.Ifftn, at, x)
+}
+
+// IFFT2 is IFFTN over the last two axes.
+//
+// NumPy: np.fft.ifftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.complex64). MLX: mx.fft.ifftn.
+func IFFT2(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints([]int{-2, -1})
+	return apply("IFFT2", ir.Ifftn, at, x)
+}
+
+// IFFTNWith is IFFTN with the input cropped or zero-padded to n[i] points
+// along axes[i] first (no axes: the last len(n)).
+//
+// NumPy: np.fft.ifftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.complex64). MLX: mx.fft.ifftn.
+func IFFTNWith(x *Tensor, n []int, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(n)
+	at.Ints(axes)
+	return apply("IFFTNWith", ir.Ifftn, at, x)
+}
+
+// RFFT is the Fourier transform of real x along its last axis: the n/2+1
+// non-negative frequencies (complex64).
+//
+// NumPy: np.fft.rfft(x, n if n > 0 else None, axis).astype(np.complex64).
+// MLX: mx.fft.rfft.
+func RFFT(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Int(-1)
+	return apply("RFFT", ir.Rfft, at, x)
+}
+
+// RFFTWith is RFFT along axis, the input cropped or zero-padded to n points
+// along it first (0: as is).
+//
+// NumPy: np.fft.rfft(x, n if n > 0 else None, axis).astype(np.complex64).
+// MLX: mx.fft.rfft.
+func RFFTWith(x *Tensor, n int, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(n)
+	at.Int(axis)
+	return apply("RFFTWith", ir.Rfft, at, x)
+}
+
+// RFFTN is the n-dimensional Fourier transform of real x over axes (all
+// when none); the last axis keeps its n/2+1 non-negative frequencies.
+//
+// NumPy: np.fft.rfftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.complex64). MLX: mx.fft.rfftn.
+func RFFTN(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints(axes)
+	return apply("RFFTN", ir.Rfftn, at, x)
+}
+
+// RFFT2 is RFFTN over the last two axes.
+//
+// NumPy: np.fft.rfftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.complex64). MLX: mx.fft.rfftn.
+func RFFT2(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints([]int{-2, -1})
+	return apply("RFFT2", ir.Rfftn, at, x)
+}
+
+// RFFTNWith is RFFTN with the input cropped or zero-padded to n[i] points
+// along axes[i] first (no axes: the last len(n)).
+//
+// NumPy: np.fft.rfftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.complex64). MLX: mx.fft.rfftn.
+func RFFTNWith(x *Tensor, n []int, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(n)
+	at.Ints(axes)
+	return apply("RFFTNWith", ir.Rfftn, at, x)
+}
+
+// IRFFT is the inverse of RFFT along the last axis: n real points (default
+// 2·(m-1) for m input frequencies), float32.
+//
+// NumPy: np.fft.irfft(x, n if n > 0 else None, axis).astype(np.float32).
+// MLX: mx.fft.irfft.
+func IRFFT(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Int(0)
+	at.Int(-1)
+	return apply("IRFFT", ir.Irfft, at, x)
+}
+
+// IRFFTWith is IRFFT along axis, the input cropped or zero-padded to n
+// points along it first (0: as is).
+//
+// NumPy: np.fft.irfft(x, n if n > 0 else None, axis).astype(np.float32).
+// MLX: mx.fft.irfft.
+func IRFFTWith(x *Tensor, n int, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(n)
+	at.Int(axis)
+	return apply("IRFFTWith", ir.Irfft, at, x)
+}
+
+// IRFFTN is the inverse of RFFTN over axes (all when none); the last axis
+// gives n real points (default 2·(m-1)), float32.
+//
+// NumPy: np.fft.irfftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.float32). MLX: mx.fft.irfftn.
+func IRFFTN(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints(axes)
+	return apply("IRFFTN", ir.Irfftn, at, x)
+}
+
+// IRFFT2 is IRFFTN over the last two axes.
+//
+// NumPy: np.fft.irfftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.float32). MLX: mx.fft.irfftn.
+func IRFFT2(x *Tensor) *Tensor {
+	var at ir.Attrs
+	at.Ints([]int{})
+	at.Ints([]int{-2, -1})
+	return apply("IRFFT2", ir.Irfftn, at, x)
+}
+
+// IRFFTNWith is IRFFTN with the input cropped or zero-padded to n[i] points
+// along axes[i] first (no axes: the last len(n)).
+//
+// NumPy: np.fft.irfftn(x, s=(n or None), axes=(axes or
+// None)).astype(np.float32). MLX: mx.fft.irfftn.
+func IRFFTNWith(x *Tensor, n []int, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(n)
+	at.Ints(axes)
+	return apply("IRFFTNWith", ir.Irfftn, at, x)
+}
+
+// FFTShift rolls the zero frequency to the middle of axes (all when none).
+//
+// NumPy: np.fft.fftshift(x, axes=(axes or None)). MLX: mx.fft.fftshift.
+func FFTShift(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	return apply("FFTShift", ir.Fftshift, at, x)
+}
+
+// IFFTShift is the inverse of FFTShift: rolls the middle of axes (all when
+// none) back to index 0.
+//
+// NumPy: np.fft.ifftshift(x, axes=(axes or None)). MLX: mx.fft.ifftshift.
+func IFFTShift(x *Tensor, axes ...int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	return apply("IFFTShift", ir.Ifftshift, at, x)
+}
 
 // Shape.
 
@@ -1506,6 +3511,221 @@ func (t *Tensor) Argpartition(kth int, axis int) *Tensor {
 
 // Random (explicit keys).
 
+// Key makes the random key for seed: uint32[2], the seed's high and low 32
+// bits.
+//
+// NumPy: key_ref(seed). MLX: mx.random.key.
+func Key(seed int) *Tensor {
+	var at ir.Attrs
+	at.Int(seed)
+	return apply("Key", ir.Key, at)
+}
+
+// KeySplit derives num new independent keys from key (use each once; do not
+// reuse key itself afterwards).
+//
+// MLX: mx.random.split.
+func KeySplit(key *Tensor, num int) []*Tensor {
+	var at ir.Attrs
+	at.Int(num)
+	return applyMulti("KeySplit", ir.KeySplit, at, key)
+}
+
+// Uniform draws float32 values uniformly from [low, high) with shape dims.
+//
+// MLX: mx.random.uniform.
+func Uniform(key *Tensor, low float64, high float64, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(low)
+	at.Float(high)
+	at.DType(mustDType("float32"))
+	at.Ints(dims)
+	return apply("Uniform", ir.Uniform, at, key)
+}
+
+// UniformOf is Uniform with a float dtype.
+//
+// MLX: mx.random.uniform.
+func UniformOf(key *Tensor, low float64, high float64, dtype DType, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(low)
+	at.Float(high)
+	at.DType(dtype)
+	at.Ints(dims)
+	return apply("UniformOf", ir.Uniform, at, key)
+}
+
+// Normal draws standard normal float32 values with shape dims.
+//
+// MLX: mx.random.normal.
+func Normal(key *Tensor, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(0)
+	at.Float(1)
+	at.DType(mustDType("float32"))
+	at.Ints(dims)
+	return apply("Normal", ir.Normal, at, key)
+}
+
+// NormalOf is Normal with mean loc, standard deviation scale and a float
+// dtype.
+//
+// MLX: mx.random.normal.
+func NormalOf(key *Tensor, loc float64, scale float64, dtype DType, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(loc)
+	at.Float(scale)
+	at.DType(dtype)
+	at.Ints(dims)
+	return apply("NormalOf", ir.Normal, at, key)
+}
+
+// Randint draws int32 values uniformly from [low, high) with shape dims.
+//
+// MLX: mx.random.randint.
+func Randint(key *Tensor, low int, high int, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(low)
+	at.Int(high)
+	at.DType(mustDType("int32"))
+	at.Ints(dims)
+	return apply("Randint", ir.Randint, at, key)
+}
+
+// RandintOf is Randint with an integer dtype.
+//
+// MLX: mx.random.randint.
+func RandintOf(key *Tensor, low int, high int, dtype DType, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Int(low)
+	at.Int(high)
+	at.DType(dtype)
+	at.Ints(dims)
+	return apply("RandintOf", ir.Randint, at, key)
+}
+
+// Bernoulli draws bools that are true with probability p, with shape dims.
+//
+// MLX: mx.random.bernoulli.
+func Bernoulli(key *Tensor, p float64, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(p)
+	at.Ints(dims)
+	return apply("Bernoulli", ir.Bernoulli, at, key)
+}
+
+// Categorical draws an index along axis with probabilities softmax(logits)
+// (unnormalized log-probabilities), one per distribution: the result drops
+// axis (uint32).
+//
+// MLX: mx.random.categorical.
+func Categorical(key, logits *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Int(0)
+	return apply("Categorical", ir.Categorical, at, key, logits)
+}
+
+// CategoricalN is num independent Categorical draws per distribution, in a
+// new last axis.
+//
+// MLX: mx.random.categorical.
+func CategoricalN(key, logits *Tensor, axis int, num int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	at.Int(num)
+	return apply("CategoricalN", ir.Categorical, at, key, logits)
+}
+
+// Permutation is a random permutation of 0..n-1 (int32).
+//
+// MLX: mx.random.permutation.
+func Permutation(key *Tensor, n int) *Tensor {
+	var at ir.Attrs
+	at.Int(n)
+	return apply("Permutation", ir.Permutation, at, key)
+}
+
+// Shuffle is x with its slices along axis in a random order.
+//
+// MLX: mx.random.permutation(x, axis).
+func Shuffle(key, x *Tensor, axis int) *Tensor {
+	var at ir.Attrs
+	at.Int(axis)
+	return apply("Shuffle", ir.Shuffle, at, key, x)
+}
+
+// TruncatedNormal draws standard normal float32 values conditioned to lie
+// in [lower, upper], with shape dims.
+//
+// MLX: mx.random.truncated_normal.
+func TruncatedNormal(key *Tensor, lower float64, upper float64, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(lower)
+	at.Float(upper)
+	at.DType(mustDType("float32"))
+	at.Ints(dims)
+	return apply("TruncatedNormal", ir.TruncatedNormal, at, key)
+}
+
+// TruncatedNormalOf is TruncatedNormal with a float dtype.
+//
+// MLX: mx.random.truncated_normal.
+func TruncatedNormalOf(key *Tensor, lower float64, upper float64, dtype DType, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(lower)
+	at.Float(upper)
+	at.DType(dtype)
+	at.Ints(dims)
+	return apply("TruncatedNormalOf", ir.TruncatedNormal, at, key)
+}
+
+// Gumbel draws standard Gumbel float32 values (-log(-log(U))) with shape
+// dims.
+//
+// MLX: mx.random.gumbel.
+func Gumbel(key *Tensor, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.DType(mustDType("float32"))
+	at.Ints(dims)
+	return apply("Gumbel", ir.Gumbel, at, key)
+}
+
+// GumbelOf is Gumbel with a float dtype.
+//
+// MLX: mx.random.gumbel.
+func GumbelOf(key *Tensor, dtype DType, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.DType(dtype)
+	at.Ints(dims)
+	return apply("GumbelOf", ir.Gumbel, at, key)
+}
+
+// Laplace draws standard Laplace float32 values (density exp(-|x|)/2) with
+// shape dims.
+//
+// MLX: mx.random.laplace.
+func Laplace(key *Tensor, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(0)
+	at.Float(1)
+	at.DType(mustDType("float32"))
+	at.Ints(dims)
+	return apply("Laplace", ir.Laplace, at, key)
+}
+
+// LaplaceOf is Laplace with location loc, scale and a float dtype.
+//
+// MLX: mx.random.laplace.
+func LaplaceOf(key *Tensor, loc float64, scale float64, dtype DType, dims ...int) *Tensor {
+	var at ir.Attrs
+	at.Float(loc)
+	at.Float(scale)
+	at.DType(dtype)
+	at.Ints(dims)
+	return apply("LaplaceOf", ir.Laplace, at, key)
+}
+
 // Types.
 
 // Astype converts x's elements to dtype.
@@ -1668,89 +3888,215 @@ func OnesLike(x *Tensor) *Tensor {
 
 // hints say how to fix a bad call of each op.
 var hints = map[string]string{
-	"Add":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"All":                  "axes must be distinct and in range -rank..rank-1",
-	"AllKeepDims":          "axes must be distinct and in range -rank..rank-1",
-	"Any":                  "axes must be distinct and in range -rank..rank-1",
-	"AnyKeepDims":          "axes must be distinct and in range -rank..rank-1",
-	"Argmax":               "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
-	"ArgmaxKeepDims":       "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
-	"Argmin":               "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
-	"ArgminKeepDims":       "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
-	"Argpartition":         "kth must be in range -size..size-1 of the axis",
-	"Argsort":              "the axis must be in range -rank..rank-1",
-	"BroadcastTo":          "each dimension must be equal to the target's or 1, aligned from the right",
-	"Concatenate":          "every tensor needs the same rank and the same dimensions except along axis",
-	"CountNonzero":         "axes must be distinct and in range -rank..rank-1",
-	"CountNonzeroKeepDims": "axes must be distinct and in range -rank..rank-1",
-	"Cummax":               "the axis must be in range -rank..rank-1",
-	"CummaxWith":           "the axis must be in range -rank..rank-1",
-	"Cummin":               "the axis must be in range -rank..rank-1",
-	"CumminWith":           "the axis must be in range -rank..rank-1",
-	"Cumprod":              "the axis must be in range -rank..rank-1",
-	"CumprodWith":          "the axis must be in range -rank..rank-1",
-	"Cumsum":               "the axis must be in range -rank..rank-1",
-	"CumsumWith":           "the axis must be in range -rank..rank-1",
-	"Div":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"ExpandDims":           "axes are positions in the result: distinct, in range -(rank+len(axes))..rank+len(axes)-1",
-	"Flatten":              "start and end must be axes of x with start <= end",
-	"FlattenRange":         "start and end must be axes of x with start <= end",
-	"Flip":                 "axes must be distinct and in range -rank..rank-1",
-	"LogCumSumExp":         "the axis must be in range -rank..rank-1",
-	"LogCumSumExpWith":     "the axis must be in range -rank..rank-1",
-	"LogSumExp":            "axes must be distinct and in range -rank..rank-1",
-	"LogSumExpKeepDims":    "axes must be distinct and in range -rank..rank-1",
-	"MaskedScatter":        "mask is bool and broadcasts to x; values needs at least one element per true position of mask",
-	"Matmul":               "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
-	"MatrixTranspose":      "x needs at least two dimensions",
-	"Max":                  "axes must be distinct and in range -rank..rank-1",
-	"MaxKeepDims":          "axes must be distinct and in range -rank..rank-1",
-	"Maximum":              "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"Mean":                 "axes must be distinct and in range -rank..rank-1",
-	"MeanKeepDims":         "axes must be distinct and in range -rank..rank-1",
-	"Median":               "axes must be distinct and in range -rank..rank-1",
-	"MedianKeepDims":       "axes must be distinct and in range -rank..rank-1",
-	"Min":                  "axes must be distinct and in range -rank..rank-1",
-	"MinKeepDims":          "axes must be distinct and in range -rank..rank-1",
-	"Minimum":              "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"Moveaxis":             "axes must be in range -rank..rank-1",
-	"Mul":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"Pad":                  "give low and high with one non-negative width per axis",
-	"PadEdge":              "give low and high with one non-negative width per axis",
-	"Partition":            "kth must be in range -size..size-1 of the axis",
-	"Pow":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"Prod":                 "axes must be distinct and in range -rank..rank-1",
-	"ProdKeepDims":         "axes must be distinct and in range -rank..rank-1",
-	"PutAlongAxis":         "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1; values must broadcast to indices",
-	"Repeat":               "repeats must be >= 0 and axis in range -rank..rank-1",
-	"Reshape":              "the new shape must hold as many elements as the old one; one dimension may be -1 to infer it",
-	"Roll":                 "axes must be distinct and in range -rank..rank-1",
-	"Scatter":              "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
-	"ScatterAdd":           "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
-	"ScatterMax":           "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
-	"ScatterMin":           "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
-	"ScatterProd":          "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
-	"SetSlice":             "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis; the update must broadcast to the selected part's shape",
-	"Slice":                "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis",
-	"Sort":                 "the axis must be in range -rank..rank-1; Flatten x first to sort all elements",
-	"Split":                "sections must divide the axis' size; use SplitAt for unequal pieces",
-	"SplitAt":              "indices are ascending positions along axis",
-	"Squeeze":              "only axes of size 1 can be squeezed; axes must be distinct and in range -rank..rank-1",
-	"Stack":                "every tensor needs the same shape; axis is in range -(rank+1)..rank",
-	"Std":                  "axes must be distinct and in range -rank..rank-1",
-	"StdDdof":              "axes must be distinct and in range -rank..rank-1",
-	"StdKeepDims":          "axes must be distinct and in range -rank..rank-1",
-	"Sub":                  "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
-	"Sum":                  "axes must be distinct and in range -rank..rank-1",
-	"SumKeepDims":          "axes must be distinct and in range -rank..rank-1",
-	"Swapaxes":             "axes must be in range -rank..rank-1",
-	"Take":                 "indices must be integers in range -n..n-1 for the axis' size n",
-	"TakeAlongAxis":        "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1",
-	"Tile":                 "give one non-negative count per axis",
-	"TopK":                 "k must be in 1..size of axis, and the axis in range -rank..rank-1",
-	"Transpose":            "give a permutation of 0..rank-1, or no axes to reverse them",
-	"Unflatten":            "dims must multiply to the axis' size (one may be -1)",
-	"Var":                  "axes must be distinct and in range -rank..rank-1",
-	"VarDdof":              "axes must be distinct and in range -rank..rank-1",
-	"VarKeepDims":          "axes must be distinct and in range -rank..rank-1",
+	"Add":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"All":                             "axes must be distinct and in range -rank..rank-1",
+	"AllClose":                        "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"AllCloseTol":                     "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"AllKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"Any":                             "axes must be distinct and in range -rank..rank-1",
+	"AnyKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"Arctan2":                         "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Argmax":                          "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"ArgmaxKeepDims":                  "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"Argmin":                          "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"ArgminKeepDims":                  "give at most one axis, in range -rank..rank-1 (none: over the flattened array)",
+	"Argpartition":                    "kth must be in range -size..size-1 of the axis",
+	"Argsort":                         "the axis must be in range -rank..rank-1",
+	"ArrayEqual":                      "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"ArrayEqualNaN":                   "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"AvgPool1d":                       "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
+	"AvgPool1dWith":                   "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
+	"AvgPool2d":                       "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
+	"AvgPool2dWith":                   "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
+	"Bernoulli":                       "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"BitwiseAnd":                      "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"BitwiseInvert":                   "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"BitwiseOr":                       "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"BitwiseXor":                      "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"BroadcastTo":                     "each dimension must be equal to the target's or 1, aligned from the right",
+	"Categorical":                     "key must be a key from Key(seed) or KeySplit; axis in range; logits float",
+	"CategoricalN":                    "key must be a key from Key(seed) or KeySplit; axis in range; logits float",
+	"Cholesky":                        "x must be symmetric positive definite, float32 or float64, shape (…, n, n)",
+	"CholeskyUpper":                   "x must be symmetric positive definite, float32 or float64, shape (…, n, n)",
+	"Clip":                            "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Concatenate":                     "every tensor needs the same rank and the same dimensions except along axis",
+	"Conv1d":                          "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"Conv1dWith":                      "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"Conv2d":                          "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"Conv2dWith":                      "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"Conv3d":                          "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"Conv3dWith":                      "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"ConvTranspose1d":                 "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"ConvTranspose1dWith":             "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"ConvTranspose2d":                 "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"ConvTranspose2dWith":             "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"ConvTranspose3d":                 "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"ConvTranspose3dWith":             "x is channels-last (N, spatial…, C_in) and w (C_out, kernel…, C_in/groups); C_in and C_out must divide by groups",
+	"CountNonzero":                    "axes must be distinct and in range -rank..rank-1",
+	"CountNonzeroKeepDims":            "axes must be distinct and in range -rank..rank-1",
+	"Cross":                           "the axis must have size 3 in both operands",
+	"CrossAxis":                       "the axis must have size 3 in both operands",
+	"Cummax":                          "the axis must be in range -rank..rank-1",
+	"CummaxWith":                      "the axis must be in range -rank..rank-1",
+	"Cummin":                          "the axis must be in range -rank..rank-1",
+	"CumminWith":                      "the axis must be in range -rank..rank-1",
+	"Cumprod":                         "the axis must be in range -rank..rank-1",
+	"CumprodWith":                     "the axis must be in range -rank..rank-1",
+	"Cumsum":                          "the axis must be in range -rank..rank-1",
+	"CumsumWith":                      "the axis must be in range -rank..rank-1",
+	"Det":                             "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
+	"Diagonal":                        "x needs at least two dimensions; axis1 and axis2 must differ",
+	"DiagonalWith":                    "x needs at least two dimensions; axis1 and axis2 must differ",
+	"Div":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"DivMod":                          "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Dot":                             "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
+	"Eigh":                            "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
+	"Eigvalsh":                        "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
+	"Einsum":                          "give one comma-separated subscript group per operand, each as long as its operand's rank",
+	"Equal":                           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"ExpandDims":                      "axes are positions in the result: distinct, in range -(rank+len(axes))..rank+len(axes)-1",
+	"FFT":                             "axis must be in range and n positive (0 keeps the length)",
+	"FFT2":                            "axes must be distinct and in range; n needs one positive size per axis",
+	"FFTN":                            "axes must be distinct and in range; n needs one positive size per axis",
+	"FFTNWith":                        "axes must be distinct and in range; n needs one positive size per axis",
+	"FFTShift":                        "axes must be distinct and in range -rank..rank-1",
+	"FFTWith":                         "axis must be in range and n positive (0 keeps the length)",
+	"Flatten":                         "start and end must be axes of x with start <= end",
+	"FlattenRange":                    "start and end must be axes of x with start <= end",
+	"Flip":                            "axes must be distinct and in range -rank..rank-1",
+	"FloorDivide":                     "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Greater":                         "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"GreaterEqual":                    "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Gumbel":                          "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"GumbelOf":                        "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"IFFT":                            "axis must be in range and n positive (0 keeps the length)",
+	"IFFT2":                           "axes must be distinct and in range; n needs one positive size per axis",
+	"IFFTN":                           "axes must be distinct and in range; n needs one positive size per axis",
+	"IFFTNWith":                       "axes must be distinct and in range; n needs one positive size per axis",
+	"IFFTShift":                       "axes must be distinct and in range -rank..rank-1",
+	"IFFTWith":                        "axis must be in range and n positive (0 keeps the length)",
+	"IRFFT":                           "axis must be in range and n positive (0 keeps the length)",
+	"IRFFT2":                          "axes must be distinct and in range; n needs one positive size per axis",
+	"IRFFTN":                          "axes must be distinct and in range; n needs one positive size per axis",
+	"IRFFTNWith":                      "axes must be distinct and in range; n needs one positive size per axis",
+	"IRFFTWith":                       "axis must be in range and n positive (0 keeps the length)",
+	"Inner":                           "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
+	"Inv":                             "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
+	"IsClose":                         "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"IsCloseTol":                      "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"KeySplit":                        "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"Laplace":                         "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"LaplaceOf":                       "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"LayerNorm":                       "weight and bias must have x's last dimension, shape (D,)",
+	"LeftShift":                       "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Less":                            "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LessEqual":                       "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LogAddExp":                       "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LogCumSumExp":                    "the axis must be in range -rank..rank-1",
+	"LogCumSumExpWith":                "the axis must be in range -rank..rank-1",
+	"LogSoftmax":                      "axes must be distinct and in range -rank..rank-1",
+	"LogSumExp":                       "axes must be distinct and in range -rank..rank-1",
+	"LogSumExpKeepDims":               "axes must be distinct and in range -rank..rank-1",
+	"LogicalAnd":                      "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LogicalNot":                      "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LogicalOr":                       "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"LogicalXor":                      "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"MaskedScatter":                   "mask is bool and broadcasts to x; values needs at least one element per true position of mask",
+	"Matmul":                          "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
+	"MatrixTranspose":                 "x needs at least two dimensions",
+	"Max":                             "axes must be distinct and in range -rank..rank-1",
+	"MaxKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"MaxPool1d":                       "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
+	"MaxPool1dWith":                   "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
+	"MaxPool2d":                       "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
+	"MaxPool2dWith":                   "x is channels-last (N, spatial…, C); kernel, stride and padding need one entry per spatial axis, padding at most half the kernel",
+	"Maximum":                         "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Mean":                            "axes must be distinct and in range -rank..rank-1",
+	"MeanKeepDims":                    "axes must be distinct and in range -rank..rank-1",
+	"Median":                          "axes must be distinct and in range -rank..rank-1",
+	"MedianKeepDims":                  "axes must be distinct and in range -rank..rank-1",
+	"Min":                             "axes must be distinct and in range -rank..rank-1",
+	"MinKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"Minimum":                         "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Moveaxis":                        "axes must be in range -rank..rank-1",
+	"Mul":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Norm":                            "give at most two distinct axes in range; a norm order other than 2 without axes needs a 1-D or 2-D x",
+	"NormOrd":                         "give at most two distinct axes in range; a norm order other than 2 without axes needs a 1-D or 2-D x",
+	"Normal":                          "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"NormalOf":                        "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"NotEqual":                        "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Outer":                           "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
+	"Pad":                             "give low and high with one non-negative width per axis",
+	"PadEdge":                         "give low and high with one non-negative width per axis",
+	"Partition":                       "kth must be in range -size..size-1 of the axis",
+	"Permutation":                     "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"Pinv":                            "x must be float32 or float64 with shape (…, m, n)",
+	"Pow":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Prod":                            "axes must be distinct and in range -rank..rank-1",
+	"ProdKeepDims":                    "axes must be distinct and in range -rank..rank-1",
+	"PutAlongAxis":                    "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1; values must broadcast to indices",
+	"QR":                              "x must be float32 or float64 with shape (…, m, n)",
+	"RFFT":                            "axis must be in range and n positive (0 keeps the length)",
+	"RFFT2":                           "axes must be distinct and in range; n needs one positive size per axis",
+	"RFFTN":                           "axes must be distinct and in range; n needs one positive size per axis",
+	"RFFTNWith":                       "axes must be distinct and in range; n needs one positive size per axis",
+	"RFFTWith":                        "axis must be in range and n positive (0 keeps the length)",
+	"RMSNorm":                         "weight must have x's last dimension, shape (D,)",
+	"Randint":                         "key must be a key from Key(seed) or KeySplit; dtype an integer type",
+	"RandintOf":                       "key must be a key from Key(seed) or KeySplit; dtype an integer type",
+	"Remainder":                       "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Repeat":                          "repeats must be >= 0 and axis in range -rank..rank-1",
+	"Reshape":                         "the new shape must hold as many elements as the old one; one dimension may be -1 to infer it",
+	"RightShift":                      "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"RoPE":                            "x needs at least 3 dimensions (…, L, D) and dims must be even and at most D",
+	"Roll":                            "axes must be distinct and in range -rank..rank-1",
+	"SVD":                             "x must be float32 or float64 with shape (…, m, n)",
+	"ScaledDotProductAttention":       "q is (B, H_q, L_q, D), k and v (B, H_kv, L_k, D) with H_q a multiple of H_kv",
+	"ScaledDotProductAttentionCausal": "q is (B, H_q, L_q, D), k and v (B, H_kv, L_k, D) with H_q a multiple of H_kv",
+	"ScaledDotProductAttentionMasked": "q is (B, H_q, L_q, D), k and v (B, H_kv, L_k, D); the mask must broadcast to (B, H_q, L_q, L_k)",
+	"Scatter":                         "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterAdd":                      "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterMax":                      "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterMin":                      "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"ScatterProd":                     "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"SetSlice":                        "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis; the update must broadcast to the selected part's shape",
+	"Shuffle":                         "key must be a key from Key(seed) or KeySplit; axis in range",
+	"SingularValues":                  "x must be float32 or float64 with shape (…, m, n)",
+	"Slice":                           "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis",
+	"Slogdet":                         "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
+	"Softmax":                         "axes must be distinct and in range -rank..rank-1",
+	"Solve":                           "a must be float32 or float64 with shape (…, n, n) and b (…, n) or (…, n, k)",
+	"Sort":                            "the axis must be in range -rank..rank-1; Flatten x first to sort all elements",
+	"Split":                           "sections must divide the axis' size; use SplitAt for unequal pieces",
+	"SplitAt":                         "indices are ascending positions along axis",
+	"Squeeze":                         "only axes of size 1 can be squeezed; axes must be distinct and in range -rank..rank-1",
+	"Stack":                           "every tensor needs the same shape; axis is in range -(rank+1)..rank",
+	"Std":                             "axes must be distinct and in range -rank..rank-1",
+	"StdDdof":                         "axes must be distinct and in range -rank..rank-1",
+	"StdKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"Sub":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"Sum":                             "axes must be distinct and in range -rank..rank-1",
+	"SumKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"Swapaxes":                        "axes must be in range -rank..rank-1",
+	"Take":                            "indices must be integers in range -n..n-1 for the axis' size n",
+	"TakeAlongAxis":                   "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1",
+	"Tensordot":                       "the last n dimensions of a must equal the first n of b",
+	"TensordotAxes":                   "axes_a and axes_b must have the same length and pair dimensions of equal size",
+	"Tile":                            "give one non-negative count per axis",
+	"TopK":                            "k must be in 1..size of axis, and the axis in range -rank..rank-1",
+	"Trace":                           "x needs at least two dimensions; axis1 and axis2 must differ",
+	"TraceWith":                       "x needs at least two dimensions; axis1 and axis2 must differ",
+	"Transpose":                       "give a permutation of 0..rank-1, or no axes to reverse them",
+	"TriInv":                          "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
+	"Tril":                            "x needs at least two dimensions",
+	"Triu":                            "x needs at least two dimensions",
+	"TruncatedNormal":                 "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"TruncatedNormalOf":               "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"Unflatten":                       "dims must multiply to the axis' size (one may be -1)",
+	"Uniform":                         "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"UniformOf":                       "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
+	"Var":                             "axes must be distinct and in range -rank..rank-1",
+	"VarDdof":                         "axes must be distinct and in range -rank..rank-1",
+	"VarKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"Where":                           "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 }

@@ -4,170 +4,438 @@ package ir
 
 // The opcodes, in the spec's order.
 const (
-	Add             Op = iota // Add
-	Subtract                  // Sub
-	Multiply                  // Mul
-	Divide                    // Div
-	Power                     // Pow
-	Maximum                   // Maximum
-	Minimum                   // Minimum
-	Negative                  // Neg
-	Exp                       // Exp
-	Log                       // Log
-	Tanh                      // Tanh
-	Sqrt                      // Sqrt
-	Abs                       // Abs
-	Sigmoid                   // Sigmoid
-	Sum                       // Sum
-	Max                       // Max
-	Min                       // Min
-	Mean                      // Mean
-	Prod                      // Prod
-	Var                       // Var
-	Std                       // Std
-	Argmin                    // Argmin
-	Argmax                    // Argmax
-	All                       // All
-	Any                       // Any
-	Logsumexp                 // LogSumExp
-	Median                    // Median
-	CountNonzero              // CountNonzero
-	Cumsum                    // Cumsum
-	Cumprod                   // Cumprod
-	Cummax                    // Cummax
-	Cummin                    // Cummin
-	Logcumsumexp              // LogCumSumExp
-	Matmul                    // Matmul
-	Reshape                   // Reshape
-	Transpose                 // Transpose
-	BroadcastTo               // BroadcastTo
-	Squeeze                   // Squeeze
-	ExpandDims                // ExpandDims
-	Concatenate               // Concatenate
-	Stack                     // Stack
-	Split                     // Split
-	SplitAt                   // SplitAt
-	Tile                      // Tile
-	Repeat                    // Repeat
-	Pad                       // Pad
-	Flip                      // Flip
-	Roll                      // Roll
-	Flatten                   // Flatten
-	Swapaxes                  // Swapaxes
-	Moveaxis                  // Moveaxis
-	Unflatten                 // Unflatten
-	Atleast1d                 // Atleast1d
-	Atleast2d                 // Atleast2d
-	Atleast3d                 // Atleast3d
-	MatrixTranspose           // MatrixTranspose
-	Slice                     // Slice
-	SliceUpdate               // SetSlice
-	Take                      // Take
-	TakeAlongAxis             // TakeAlongAxis
-	PutAlongAxis              // PutAlongAxis
-	Scatter                   // Scatter
-	ScatterAdd                // ScatterAdd
-	ScatterProd               // ScatterProd
-	ScatterMax                // ScatterMax
-	ScatterMin                // ScatterMin
-	MaskedScatter             // MaskedScatter
-	Sort                      // Sort
-	Argsort                   // Argsort
-	Topk                      // TopK
-	Partition                 // Partition
-	Argpartition              // Argpartition
-	Astype                    // Astype
-	Full                      // Full
-	Zeros                     // Zeros
-	Ones                      // Ones
-	Arange                    // Arange
-	Linspace                  // Linspace
-	Eye                       // Eye
-	ZerosLike                 // ZerosLike
-	OnesLike                  // OnesLike
+	Add                             Op = iota // Add
+	Subtract                                  // Sub
+	Multiply                                  // Mul
+	Divide                                    // Div
+	Power                                     // Pow
+	Maximum                                   // Maximum
+	Minimum                                   // Minimum
+	FloorDivide                               // FloorDivide
+	Remainder                                 // Remainder
+	Divmod                                    // DivMod
+	Logaddexp                                 // LogAddExp
+	Arctan2                                   // Arctan2
+	Equal                                     // Equal
+	NotEqual                                  // NotEqual
+	Less                                      // Less
+	LessEqual                                 // LessEqual
+	Greater                                   // Greater
+	GreaterEqual                              // GreaterEqual
+	Where                                     // Where
+	Clip                                      // Clip
+	IsClose                                   // IsClose
+	AllClose                                  // AllClose
+	ArrayEqual                                // ArrayEqual
+	LogicalAnd                                // LogicalAnd
+	LogicalOr                                 // LogicalOr
+	LogicalXor                                // LogicalXor
+	LogicalNot                                // LogicalNot
+	BitwiseAnd                                // BitwiseAnd
+	BitwiseOr                                 // BitwiseOr
+	BitwiseXor                                // BitwiseXor
+	BitwiseInvert                             // BitwiseInvert
+	LeftShift                                 // LeftShift
+	RightShift                                // RightShift
+	Negative                                  // Neg
+	Exp                                       // Exp
+	Log                                       // Log
+	Tanh                                      // Tanh
+	Sqrt                                      // Sqrt
+	Abs                                       // Abs
+	Sigmoid                                   // Sigmoid
+	Square                                    // Square
+	Rsqrt                                     // Rsqrt
+	Reciprocal                                // Reciprocal
+	Sign                                      // Sign
+	Floor                                     // Floor
+	Ceil                                      // Ceil
+	Trunc                                     // Trunc
+	Round                                     // Round
+	Expm1                                     // Expm1
+	Log1p                                     // Log1p
+	Log2                                      // Log2
+	Log10                                     // Log10
+	Sin                                       // Sin
+	Cos                                       // Cos
+	Tan                                       // Tan
+	Arcsin                                    // Arcsin
+	Arccos                                    // Arccos
+	Arctan                                    // Arctan
+	Sinh                                      // Sinh
+	Cosh                                      // Cosh
+	Arcsinh                                   // Arcsinh
+	Arccosh                                   // Arccosh
+	Arctanh                                   // Arctanh
+	Degrees                                   // Degrees
+	Radians                                   // Radians
+	Erf                                       // Erf
+	Erfinv                                    // ErfInv
+	Isnan                                     // IsNaN
+	Isinf                                     // IsInf
+	Isfinite                                  // IsFinite
+	Isposinf                                  // IsPosInf
+	Isneginf                                  // IsNegInf
+	NanToNum                                  // NanToNum
+	Conjugate                                 // Conj
+	Real                                      // Real
+	Imag                                      // Imag
+	StopGradient                              // StopGradient
+	Sum                                       // Sum
+	Max                                       // Max
+	Min                                       // Min
+	Mean                                      // Mean
+	Prod                                      // Prod
+	Var                                       // Var
+	Std                                       // Std
+	Argmin                                    // Argmin
+	Argmax                                    // Argmax
+	All                                       // All
+	Any                                       // Any
+	Logsumexp                                 // LogSumExp
+	Median                                    // Median
+	CountNonzero                              // CountNonzero
+	Cumsum                                    // Cumsum
+	Cumprod                                   // Cumprod
+	Cummax                                    // Cummax
+	Cummin                                    // Cummin
+	Logcumsumexp                              // LogCumSumExp
+	Matmul                                    // Matmul
+	Dot                                       // Dot
+	Outer                                     // Outer
+	Inner                                     // Inner
+	Tensordot                                 // Tensordot
+	TensordotAxes                             // TensordotAxes
+	Einsum                                    // Einsum
+	Norm                                      // Norm
+	Inv                                       // Inv
+	Solve                                     // Solve
+	Cholesky                                  // Cholesky
+	Qr                                        // QR
+	Svd                                       // SVD
+	Svdvals                                   // SingularValues
+	Eigh                                      // Eigh
+	Eigvalsh                                  // Eigvalsh
+	Pinv                                      // Pinv
+	TriInv                                    // TriInv
+	Det                                       // Det
+	Slogdet                                   // Slogdet
+	Cross                                     // Cross
+	Tril                                      // Tril
+	Triu                                      // Triu
+	Diagonal                                  // Diagonal
+	Trace                                     // Trace
+	Softmax                                   // Softmax
+	LogSoftmax                                // LogSoftmax
+	LayerNorm                                 // LayerNorm
+	RmsNorm                                   // RMSNorm
+	Rope                                      // RoPE
+	ScaledDotProductAttention                 // ScaledDotProductAttention
+	ScaledDotProductAttentionMasked           // ScaledDotProductAttentionMasked
+	Conv1d                                    // Conv1d
+	Conv2d                                    // Conv2d
+	Conv3d                                    // Conv3d
+	ConvTranspose1d                           // ConvTranspose1d
+	ConvTranspose2d                           // ConvTranspose2d
+	ConvTranspose3d                           // ConvTranspose3d
+	MaxPool1d                                 // MaxPool1d
+	AvgPool1d                                 // AvgPool1d
+	MaxPool2d                                 // MaxPool2d
+	AvgPool2d                                 // AvgPool2d
+	Relu                                      // Relu
+	LeakyRelu                                 // LeakyRelu
+	Elu                                       // Elu
+	Gelu                                      // Gelu
+	GeluTanh                                  // GeluTanh
+	Silu                                      // Silu
+	Softplus                                  // Softplus
+	LogSigmoid                                // LogSigmoid
+	Fft                                       // FFT
+	Fftn                                      // FFTN
+	Ifft                                      // IFFT
+	Ifftn                                     // IFFTN
+	Rfft                                      // RFFT
+	Rfftn                                     // RFFTN
+	Irfft                                     // IRFFT
+	Irfftn                                    // IRFFTN
+	Fftshift                                  // FFTShift
+	Ifftshift                                 // IFFTShift
+	Reshape                                   // Reshape
+	Transpose                                 // Transpose
+	BroadcastTo                               // BroadcastTo
+	Squeeze                                   // Squeeze
+	ExpandDims                                // ExpandDims
+	Concatenate                               // Concatenate
+	Stack                                     // Stack
+	Split                                     // Split
+	SplitAt                                   // SplitAt
+	Tile                                      // Tile
+	Repeat                                    // Repeat
+	Pad                                       // Pad
+	Flip                                      // Flip
+	Roll                                      // Roll
+	Flatten                                   // Flatten
+	Swapaxes                                  // Swapaxes
+	Moveaxis                                  // Moveaxis
+	Unflatten                                 // Unflatten
+	Atleast1d                                 // Atleast1d
+	Atleast2d                                 // Atleast2d
+	Atleast3d                                 // Atleast3d
+	MatrixTranspose                           // MatrixTranspose
+	Slice                                     // Slice
+	SliceUpdate                               // SetSlice
+	Take                                      // Take
+	TakeAlongAxis                             // TakeAlongAxis
+	PutAlongAxis                              // PutAlongAxis
+	Scatter                                   // Scatter
+	ScatterAdd                                // ScatterAdd
+	ScatterProd                               // ScatterProd
+	ScatterMax                                // ScatterMax
+	ScatterMin                                // ScatterMin
+	MaskedScatter                             // MaskedScatter
+	Sort                                      // Sort
+	Argsort                                   // Argsort
+	Topk                                      // TopK
+	Partition                                 // Partition
+	Argpartition                              // Argpartition
+	Key                                       // Key
+	KeySplit                                  // KeySplit
+	Uniform                                   // Uniform
+	Normal                                    // Normal
+	Randint                                   // Randint
+	Bernoulli                                 // Bernoulli
+	Categorical                               // Categorical
+	Permutation                               // Permutation
+	Shuffle                                   // Shuffle
+	TruncatedNormal                           // TruncatedNormal
+	Gumbel                                    // Gumbel
+	Laplace                                   // Laplace
+	Astype                                    // Astype
+	Full                                      // Full
+	Zeros                                     // Zeros
+	Ones                                      // Ones
+	Arange                                    // Arange
+	Linspace                                  // Linspace
+	Eye                                       // Eye
+	ZerosLike                                 // ZerosLike
+	OnesLike                                  // OnesLike
 	opCount
 )
 
 var opTable = [opCount]OpInfo{
-	Add:             {Name: "add", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Subtract:        {Name: "subtract", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Multiply:        {Name: "multiply", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Divide:          {Name: "divide", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Power:           {Name: "power", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Maximum:         {Name: "maximum", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Minimum:         {Name: "minimum", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Negative:        {Name: "negative", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Exp:             {Name: "exp", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Log:             {Name: "log", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Tanh:            {Name: "tanh", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Sqrt:            {Name: "sqrt", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Abs:             {Name: "abs", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Sigmoid:         {Name: "sigmoid", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Sum:             {Name: "sum", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Max:             {Name: "max", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Min:             {Name: "min", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Mean:            {Name: "mean", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Prod:            {Name: "prod", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Var:             {Name: "var", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "ddof", Kind: AttrInt}, {Name: "keepdims", Kind: AttrBool}, {Name: "axes", Kind: AttrInts}}},
-	Std:             {Name: "std", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "ddof", Kind: AttrInt}, {Name: "keepdims", Kind: AttrBool}, {Name: "axes", Kind: AttrInts}}},
-	Argmin:          {Name: "argmin", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Argmax:          {Name: "argmax", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	All:             {Name: "all", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Any:             {Name: "any", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Logsumexp:       {Name: "logsumexp", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Median:          {Name: "median", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	CountNonzero:    {Name: "count_nonzero", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
-	Cumsum:          {Name: "cumsum", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
-	Cumprod:         {Name: "cumprod", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
-	Cummax:          {Name: "cummax", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
-	Cummin:          {Name: "cummin", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
-	Logcumsumexp:    {Name: "logcumsumexp", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
-	Matmul:          {Name: "matmul", Arity: 2, Outputs: 1, OutputsFrom: -1},
-	Reshape:         {Name: "reshape", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrShape}}},
-	Transpose:       {Name: "transpose", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
-	BroadcastTo:     {Name: "broadcast_to", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrShape}}},
-	Squeeze:         {Name: "squeeze", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
-	ExpandDims:      {Name: "expand_dims", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
-	Concatenate:     {Name: "concatenate", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	Stack:           {Name: "stack", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	Split:           {Name: "split", Arity: 1, Outputs: 0, OutputsFrom: 0, Attrs: []AttrInfo{{Name: "sections", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
-	SplitAt:         {Name: "split_at", Arity: 1, Outputs: 0, OutputsFrom: 0, Attrs: []AttrInfo{{Name: "indices", Kind: AttrInts}, {Name: "axis", Kind: AttrInt}}},
-	Tile:            {Name: "tile", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "reps", Kind: AttrInts}}},
-	Repeat:          {Name: "repeat", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "repeats", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
-	Pad:             {Name: "pad", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "low", Kind: AttrInts}, {Name: "high", Kind: AttrInts}, {Name: "value", Kind: AttrFloat}, {Name: "mode", Kind: AttrEnum, Enum: []string{"constant", "edge"}}}},
-	Flip:            {Name: "flip", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
-	Roll:            {Name: "roll", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "shift", Kind: AttrInt}, {Name: "axes", Kind: AttrInts}}},
-	Flatten:         {Name: "flatten", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrInt}, {Name: "end", Kind: AttrInt}}},
-	Swapaxes:        {Name: "swapaxes", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis1", Kind: AttrInt}, {Name: "axis2", Kind: AttrInt}}},
-	Moveaxis:        {Name: "moveaxis", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "source", Kind: AttrInt}, {Name: "destination", Kind: AttrInt}}},
-	Unflatten:       {Name: "unflatten", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "dims", Kind: AttrShape}}},
-	Atleast1d:       {Name: "atleast_1d", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Atleast2d:       {Name: "atleast_2d", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Atleast3d:       {Name: "atleast_3d", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	MatrixTranspose: {Name: "matrix_transpose", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	Slice:           {Name: "slice", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrInts}, {Name: "stop", Kind: AttrInts}, {Name: "strides", Kind: AttrInts}}},
-	SliceUpdate:     {Name: "slice_update", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrInts}, {Name: "stop", Kind: AttrInts}, {Name: "strides", Kind: AttrInts}}},
-	Take:            {Name: "take", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	TakeAlongAxis:   {Name: "take_along_axis", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	PutAlongAxis:    {Name: "put_along_axis", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	Scatter:         {Name: "scatter", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	ScatterAdd:      {Name: "scatter_add", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	ScatterProd:     {Name: "scatter_prod", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	ScatterMax:      {Name: "scatter_max", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	ScatterMin:      {Name: "scatter_min", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	MaskedScatter:   {Name: "masked_scatter", Arity: 3, Outputs: 1, OutputsFrom: -1},
-	Sort:            {Name: "sort", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	Argsort:         {Name: "argsort", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
-	Topk:            {Name: "topk", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "k", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
-	Partition:       {Name: "partition", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kth", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
-	Argpartition:    {Name: "argpartition", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kth", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
-	Astype:          {Name: "astype", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}}},
-	Full:            {Name: "full", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "value", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
-	Zeros:           {Name: "zeros", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
-	Ones:            {Name: "ones", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
-	Arange:          {Name: "arange", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrFloat}, {Name: "stop", Kind: AttrFloat}, {Name: "step", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}}},
-	Linspace:        {Name: "linspace", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrFloat}, {Name: "stop", Kind: AttrFloat}, {Name: "num", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}}},
-	Eye:             {Name: "eye", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "m", Kind: AttrInt}, {Name: "k", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}}},
-	ZerosLike:       {Name: "zeros_like", Arity: 1, Outputs: 1, OutputsFrom: -1},
-	OnesLike:        {Name: "ones_like", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Add:                             {Name: "add", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Subtract:                        {Name: "subtract", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Multiply:                        {Name: "multiply", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Divide:                          {Name: "divide", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Power:                           {Name: "power", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Maximum:                         {Name: "maximum", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Minimum:                         {Name: "minimum", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	FloorDivide:                     {Name: "floor_divide", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Remainder:                       {Name: "remainder", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Divmod:                          {Name: "divmod", Arity: 2, Outputs: 2, OutputsFrom: -1},
+	Logaddexp:                       {Name: "logaddexp", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Arctan2:                         {Name: "arctan2", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Equal:                           {Name: "equal", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	NotEqual:                        {Name: "not_equal", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Less:                            {Name: "less", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	LessEqual:                       {Name: "less_equal", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Greater:                         {Name: "greater", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	GreaterEqual:                    {Name: "greater_equal", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Where:                           {Name: "where", Arity: 3, Outputs: 1, OutputsFrom: -1},
+	Clip:                            {Name: "clip", Arity: 3, Outputs: 1, OutputsFrom: -1},
+	IsClose:                         {Name: "is_close", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "rtol", Kind: AttrFloat}, {Name: "atol", Kind: AttrFloat}, {Name: "equal_nan", Kind: AttrBool}}},
+	AllClose:                        {Name: "all_close", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "rtol", Kind: AttrFloat}, {Name: "atol", Kind: AttrFloat}, {Name: "equal_nan", Kind: AttrBool}}},
+	ArrayEqual:                      {Name: "array_equal", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "equal_nan", Kind: AttrBool}}},
+	LogicalAnd:                      {Name: "logical_and", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	LogicalOr:                       {Name: "logical_or", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	LogicalXor:                      {Name: "logical_xor", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	LogicalNot:                      {Name: "logical_not", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	BitwiseAnd:                      {Name: "bitwise_and", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	BitwiseOr:                       {Name: "bitwise_or", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	BitwiseXor:                      {Name: "bitwise_xor", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	BitwiseInvert:                   {Name: "bitwise_invert", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	LeftShift:                       {Name: "left_shift", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	RightShift:                      {Name: "right_shift", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Negative:                        {Name: "negative", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Exp:                             {Name: "exp", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Log:                             {Name: "log", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Tanh:                            {Name: "tanh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sqrt:                            {Name: "sqrt", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Abs:                             {Name: "abs", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sigmoid:                         {Name: "sigmoid", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Square:                          {Name: "square", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Rsqrt:                           {Name: "rsqrt", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Reciprocal:                      {Name: "reciprocal", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sign:                            {Name: "sign", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Floor:                           {Name: "floor", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Ceil:                            {Name: "ceil", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Trunc:                           {Name: "trunc", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Round:                           {Name: "round", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "decimals", Kind: AttrInt}}},
+	Expm1:                           {Name: "expm1", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Log1p:                           {Name: "log1p", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Log2:                            {Name: "log2", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Log10:                           {Name: "log10", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sin:                             {Name: "sin", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Cos:                             {Name: "cos", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Tan:                             {Name: "tan", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arcsin:                          {Name: "arcsin", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arccos:                          {Name: "arccos", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arctan:                          {Name: "arctan", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sinh:                            {Name: "sinh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Cosh:                            {Name: "cosh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arcsinh:                         {Name: "arcsinh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arccosh:                         {Name: "arccosh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Arctanh:                         {Name: "arctanh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Degrees:                         {Name: "degrees", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Radians:                         {Name: "radians", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Erf:                             {Name: "erf", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Erfinv:                          {Name: "erfinv", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Isnan:                           {Name: "isnan", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Isinf:                           {Name: "isinf", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Isfinite:                        {Name: "isfinite", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Isposinf:                        {Name: "isposinf", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Isneginf:                        {Name: "isneginf", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	NanToNum:                        {Name: "nan_to_num", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "nan", Kind: AttrFloat}, {Name: "posinf", Kind: AttrFloat}, {Name: "neginf", Kind: AttrFloat}, {Name: "limits", Kind: AttrBool}}},
+	Conjugate:                       {Name: "conjugate", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Real:                            {Name: "real", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Imag:                            {Name: "imag", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	StopGradient:                    {Name: "stop_gradient", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Sum:                             {Name: "sum", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Max:                             {Name: "max", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Min:                             {Name: "min", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Mean:                            {Name: "mean", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Prod:                            {Name: "prod", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Var:                             {Name: "var", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "ddof", Kind: AttrInt}, {Name: "keepdims", Kind: AttrBool}, {Name: "axes", Kind: AttrInts}}},
+	Std:                             {Name: "std", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "ddof", Kind: AttrInt}, {Name: "keepdims", Kind: AttrBool}, {Name: "axes", Kind: AttrInts}}},
+	Argmin:                          {Name: "argmin", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Argmax:                          {Name: "argmax", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	All:                             {Name: "all", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Any:                             {Name: "any", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Logsumexp:                       {Name: "logsumexp", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Median:                          {Name: "median", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	CountNonzero:                    {Name: "count_nonzero", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "keepdims", Kind: AttrBool}}},
+	Cumsum:                          {Name: "cumsum", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
+	Cumprod:                         {Name: "cumprod", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
+	Cummax:                          {Name: "cummax", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
+	Cummin:                          {Name: "cummin", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
+	Logcumsumexp:                    {Name: "logcumsumexp", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "reverse", Kind: AttrBool}, {Name: "inclusive", Kind: AttrBool}}},
+	Matmul:                          {Name: "matmul", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Dot:                             {Name: "dot", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Outer:                           {Name: "outer", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Inner:                           {Name: "inner", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Tensordot:                       {Name: "tensordot", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}}},
+	TensordotAxes:                   {Name: "tensordot_axes", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes_a", Kind: AttrInts}, {Name: "axes_b", Kind: AttrInts}}},
+	Einsum:                          {Name: "einsum", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "subscripts", Kind: AttrString}}},
+	Norm:                            {Name: "norm", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "ord", Kind: AttrFloat}, {Name: "use_ord", Kind: AttrBool}, {Name: "keepdims", Kind: AttrBool}, {Name: "axes", Kind: AttrInts}}},
+	Inv:                             {Name: "inv", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Solve:                           {Name: "solve", Arity: 2, Outputs: 1, OutputsFrom: -1},
+	Cholesky:                        {Name: "cholesky", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "upper", Kind: AttrBool}}},
+	Qr:                              {Name: "qr", Arity: 1, Outputs: 2, OutputsFrom: -1},
+	Svd:                             {Name: "svd", Arity: 1, Outputs: 3, OutputsFrom: -1},
+	Svdvals:                         {Name: "svdvals", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Eigh:                            {Name: "eigh", Arity: 1, Outputs: 2, OutputsFrom: -1},
+	Eigvalsh:                        {Name: "eigvalsh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Pinv:                            {Name: "pinv", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	TriInv:                          {Name: "tri_inv", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "upper", Kind: AttrBool}}},
+	Det:                             {Name: "det", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Slogdet:                         {Name: "slogdet", Arity: 1, Outputs: 2, OutputsFrom: -1},
+	Cross:                           {Name: "cross", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Tril:                            {Name: "tril", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "k", Kind: AttrInt}}},
+	Triu:                            {Name: "triu", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "k", Kind: AttrInt}}},
+	Diagonal:                        {Name: "diagonal", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "offset", Kind: AttrInt}, {Name: "axis1", Kind: AttrInt}, {Name: "axis2", Kind: AttrInt}}},
+	Trace:                           {Name: "trace", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "offset", Kind: AttrInt}, {Name: "axis1", Kind: AttrInt}, {Name: "axis2", Kind: AttrInt}}},
+	Softmax:                         {Name: "softmax", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	LogSoftmax:                      {Name: "log_softmax", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	LayerNorm:                       {Name: "layer_norm", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "has_weight", Kind: AttrBool}, {Name: "has_bias", Kind: AttrBool}, {Name: "eps", Kind: AttrFloat}}},
+	RmsNorm:                         {Name: "rms_norm", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "has_weight", Kind: AttrBool}, {Name: "eps", Kind: AttrFloat}}},
+	Rope:                            {Name: "rope", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrInt}, {Name: "traditional", Kind: AttrBool}, {Name: "base", Kind: AttrFloat}, {Name: "scale", Kind: AttrFloat}, {Name: "offset", Kind: AttrInt}}},
+	ScaledDotProductAttention:       {Name: "scaled_dot_product_attention", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "scale", Kind: AttrFloat}, {Name: "causal", Kind: AttrBool}}},
+	ScaledDotProductAttentionMasked: {Name: "scaled_dot_product_attention_masked", Arity: 4, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "scale", Kind: AttrFloat}}},
+	Conv1d:                          {Name: "conv1d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInt}, {Name: "padding", Kind: AttrInt}, {Name: "dilation", Kind: AttrInt}, {Name: "groups", Kind: AttrInt}}},
+	Conv2d:                          {Name: "conv2d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}, {Name: "dilation", Kind: AttrInts}, {Name: "groups", Kind: AttrInt}}},
+	Conv3d:                          {Name: "conv3d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}, {Name: "dilation", Kind: AttrInts}, {Name: "groups", Kind: AttrInt}}},
+	ConvTranspose1d:                 {Name: "conv_transpose1d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}, {Name: "dilation", Kind: AttrInts}, {Name: "output_padding", Kind: AttrInts}, {Name: "groups", Kind: AttrInt}}},
+	ConvTranspose2d:                 {Name: "conv_transpose2d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}, {Name: "dilation", Kind: AttrInts}, {Name: "output_padding", Kind: AttrInts}, {Name: "groups", Kind: AttrInt}}},
+	ConvTranspose3d:                 {Name: "conv_transpose3d", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}, {Name: "dilation", Kind: AttrInts}, {Name: "output_padding", Kind: AttrInts}, {Name: "groups", Kind: AttrInt}}},
+	MaxPool1d:                       {Name: "max_pool1d", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kernel", Kind: AttrInt}, {Name: "stride", Kind: AttrInt}, {Name: "padding", Kind: AttrInt}}},
+	AvgPool1d:                       {Name: "avg_pool1d", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kernel", Kind: AttrInt}, {Name: "stride", Kind: AttrInt}, {Name: "padding", Kind: AttrInt}}},
+	MaxPool2d:                       {Name: "max_pool2d", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kernel", Kind: AttrInts}, {Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}}},
+	AvgPool2d:                       {Name: "avg_pool2d", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kernel", Kind: AttrInts}, {Name: "stride", Kind: AttrInts}, {Name: "padding", Kind: AttrInts}}},
+	Relu:                            {Name: "relu", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	LeakyRelu:                       {Name: "leaky_relu", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "slope", Kind: AttrFloat}}},
+	Elu:                             {Name: "elu", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "alpha", Kind: AttrFloat}}},
+	Gelu:                            {Name: "gelu", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	GeluTanh:                        {Name: "gelu_tanh", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Silu:                            {Name: "silu", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Softplus:                        {Name: "softplus", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	LogSigmoid:                      {Name: "log_sigmoid", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Fft:                             {Name: "fft", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Fftn:                            {Name: "fftn", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrShape}, {Name: "axes", Kind: AttrInts}}},
+	Ifft:                            {Name: "ifft", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Ifftn:                           {Name: "ifftn", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrShape}, {Name: "axes", Kind: AttrInts}}},
+	Rfft:                            {Name: "rfft", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Rfftn:                           {Name: "rfftn", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrShape}, {Name: "axes", Kind: AttrInts}}},
+	Irfft:                           {Name: "irfft", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Irfftn:                          {Name: "irfftn", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrShape}, {Name: "axes", Kind: AttrInts}}},
+	Fftshift:                        {Name: "fftshift", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	Ifftshift:                       {Name: "ifftshift", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	Reshape:                         {Name: "reshape", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrShape}}},
+	Transpose:                       {Name: "transpose", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	BroadcastTo:                     {Name: "broadcast_to", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrShape}}},
+	Squeeze:                         {Name: "squeeze", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	ExpandDims:                      {Name: "expand_dims", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	Concatenate:                     {Name: "concatenate", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Stack:                           {Name: "stack", Arity: -1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Split:                           {Name: "split", Arity: 1, Outputs: 0, OutputsFrom: 0, Attrs: []AttrInfo{{Name: "sections", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	SplitAt:                         {Name: "split_at", Arity: 1, Outputs: 0, OutputsFrom: 0, Attrs: []AttrInfo{{Name: "indices", Kind: AttrInts}, {Name: "axis", Kind: AttrInt}}},
+	Tile:                            {Name: "tile", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "reps", Kind: AttrInts}}},
+	Repeat:                          {Name: "repeat", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "repeats", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Pad:                             {Name: "pad", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "low", Kind: AttrInts}, {Name: "high", Kind: AttrInts}, {Name: "value", Kind: AttrFloat}, {Name: "mode", Kind: AttrEnum, Enum: []string{"constant", "edge"}}}},
+	Flip:                            {Name: "flip", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
+	Roll:                            {Name: "roll", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "shift", Kind: AttrInt}, {Name: "axes", Kind: AttrInts}}},
+	Flatten:                         {Name: "flatten", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrInt}, {Name: "end", Kind: AttrInt}}},
+	Swapaxes:                        {Name: "swapaxes", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis1", Kind: AttrInt}, {Name: "axis2", Kind: AttrInt}}},
+	Moveaxis:                        {Name: "moveaxis", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "source", Kind: AttrInt}, {Name: "destination", Kind: AttrInt}}},
+	Unflatten:                       {Name: "unflatten", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "dims", Kind: AttrShape}}},
+	Atleast1d:                       {Name: "atleast_1d", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Atleast2d:                       {Name: "atleast_2d", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Atleast3d:                       {Name: "atleast_3d", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	MatrixTranspose:                 {Name: "matrix_transpose", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Slice:                           {Name: "slice", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrInts}, {Name: "stop", Kind: AttrInts}, {Name: "strides", Kind: AttrInts}}},
+	SliceUpdate:                     {Name: "slice_update", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrInts}, {Name: "stop", Kind: AttrInts}, {Name: "strides", Kind: AttrInts}}},
+	Take:                            {Name: "take", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	TakeAlongAxis:                   {Name: "take_along_axis", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	PutAlongAxis:                    {Name: "put_along_axis", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Scatter:                         {Name: "scatter", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	ScatterAdd:                      {Name: "scatter_add", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	ScatterProd:                     {Name: "scatter_prod", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	ScatterMax:                      {Name: "scatter_max", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	ScatterMin:                      {Name: "scatter_min", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	MaskedScatter:                   {Name: "masked_scatter", Arity: 3, Outputs: 1, OutputsFrom: -1},
+	Sort:                            {Name: "sort", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Argsort:                         {Name: "argsort", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	Topk:                            {Name: "topk", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "k", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Partition:                       {Name: "partition", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kth", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Argpartition:                    {Name: "argpartition", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "kth", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
+	Key:                             {Name: "key", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "seed", Kind: AttrInt64}}},
+	KeySplit:                        {Name: "key_split", Arity: 1, Outputs: 0, OutputsFrom: 0, Attrs: []AttrInfo{{Name: "num", Kind: AttrInt}}},
+	Uniform:                         {Name: "uniform", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "low", Kind: AttrFloat}, {Name: "high", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Normal:                          {Name: "normal", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "loc", Kind: AttrFloat}, {Name: "scale", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Randint:                         {Name: "randint", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "low", Kind: AttrInt}, {Name: "high", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Bernoulli:                       {Name: "bernoulli", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "p", Kind: AttrFloat}, {Name: "dims", Kind: AttrShape}}},
+	Categorical:                     {Name: "categorical", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}, {Name: "num", Kind: AttrInt}}},
+	Permutation:                     {Name: "permutation", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}}},
+	Shuffle:                         {Name: "shuffle", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
+	TruncatedNormal:                 {Name: "truncated_normal", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "lower", Kind: AttrFloat}, {Name: "upper", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Gumbel:                          {Name: "gumbel", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Laplace:                         {Name: "laplace", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "loc", Kind: AttrFloat}, {Name: "scale", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Astype:                          {Name: "astype", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}}},
+	Full:                            {Name: "full", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "value", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Zeros:                           {Name: "zeros", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Ones:                            {Name: "ones", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dtype", Kind: AttrDType}, {Name: "dims", Kind: AttrShape}}},
+	Arange:                          {Name: "arange", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrFloat}, {Name: "stop", Kind: AttrFloat}, {Name: "step", Kind: AttrFloat}, {Name: "dtype", Kind: AttrDType}}},
+	Linspace:                        {Name: "linspace", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "start", Kind: AttrFloat}, {Name: "stop", Kind: AttrFloat}, {Name: "num", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}}},
+	Eye:                             {Name: "eye", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "m", Kind: AttrInt}, {Name: "k", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}}},
+	ZerosLike:                       {Name: "zeros_like", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	OnesLike:                        {Name: "ones_like", Arity: 1, Outputs: 1, OutputsFrom: -1},
 }

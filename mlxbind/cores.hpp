@@ -13,6 +13,42 @@
 
 namespace emily {
 
+// linalg.cc
+mx::array numpy_dot(const mx::array& a, const mx::array& b, const mx::Stream& s);
+mx::array linalg_norm(const mx::array& x, bool use_ord, double ord, const std::vector<int>& axes, bool keepdims,
+                      const mx::Stream& s);
+std::vector<mx::array> svd_signed(const mx::array& x);
+std::pair<mx::array, mx::array> eigh_signed(const mx::array& x);
+mx::array cross3(const mx::array& a, const mx::array& b, int axis, const mx::Stream& s);
+
+// nn.cc
+mx::array conv_nd(const mx::array& x, const mx::array& w, int nd, const std::vector<int>& stride,
+                  const std::vector<int>& padding, const std::vector<int>& dilation, int groups,
+                  const mx::Stream& s);
+mx::array conv_transpose_nd(const mx::array& x, const mx::array& w, int nd, const std::vector<int>& stride,
+                            const std::vector<int>& padding, const std::vector<int>& dilation,
+                            const std::vector<int>& output_padding, int groups, const mx::Stream& s);
+mx::array pool(const mx::array& x, const std::vector<int>& kernel, const std::vector<int>& stride,
+               const std::vector<int>& padding, bool is_max, const char* name, const mx::Stream& s);
+mx::array layer_norm(const std::vector<mx::array>& xwb, bool has_weight, bool has_bias, double eps,
+                     const mx::Stream& s);
+mx::array rms_norm(const std::vector<mx::array>& xw, bool has_weight, double eps, const mx::Stream& s);
+mx::array relu(const mx::array& x, const mx::Stream& s);
+mx::array leaky_relu(const mx::array& x, double slope, const mx::Stream& s);
+mx::array elu(const mx::array& x, double alpha, const mx::Stream& s);
+mx::array gelu(const mx::array& x, const mx::Stream& s);
+mx::array gelu_tanh(const mx::array& x, const mx::Stream& s);
+mx::array silu(const mx::array& x, const mx::Stream& s);
+
+// fft.cc: kind 0 fft, 1 ifft, 2 rfft, 3 irfft.
+mx::array fft1(int kind, const mx::array& x, int n, int axis, const mx::Stream& s);
+mx::array fftn_op(int kind, const mx::array& x, const mx::Shape& n, const std::vector<int>& axes,
+                  const mx::Stream& s);
+
+// random.cc
+std::vector<mx::array> key_split(const mx::array& key, int num, const mx::Stream& s);
+mx::array categorical_n(const mx::array& logits, int axis, int num, const mx::array& key, const mx::Stream& s);
+
 // shape_of: an Ints attribute where MLX wants a Shape (slice bounds may be
 // negative, which the Shape attribute kind forbids).
 inline mx::Shape shape_of(const std::vector<int>& v) { return mx::Shape(v.begin(), v.end()); }

@@ -60,4 +60,44 @@ std::vector<mx::array> op_minimum(const OpArgs& args) {
   return outputs(mx::minimum(a, b, s));
 }
 
+// FloorDivide
+std::vector<mx::array> op_floor_divide(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::floor_divide(a, b, s));
+}
+
+// Remainder
+std::vector<mx::array> op_remainder(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::remainder(a, b, s));
+}
+
+// DivMod
+std::vector<mx::array> op_divmod(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::divmod(a, b, s));
+}
+
+// LogAddExp
+std::vector<mx::array> op_logaddexp(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::logaddexp(a, b, s));
+}
+
+// Arctan2
+std::vector<mx::array> op_arctan2(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::arctan2(a, b, s));
+}
+
 }  // namespace emily::gen

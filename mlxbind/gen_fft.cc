@@ -4,4 +4,102 @@
 
 namespace emily::gen {
 
+// FFT
+std::vector<mx::array> op_fft(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int n = r.i32();
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(fft1(0, x, n, axis, s));
+}
+
+// FFTN
+std::vector<mx::array> op_fftn(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] mx::Shape n = r.shape();
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(fftn_op(0, x, n, axes, s));
+}
+
+// IFFT
+std::vector<mx::array> op_ifft(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int n = r.i32();
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(fft1(1, x, n, axis, s));
+}
+
+// IFFTN
+std::vector<mx::array> op_ifftn(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] mx::Shape n = r.shape();
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(fftn_op(1, x, n, axes, s));
+}
+
+// RFFT
+std::vector<mx::array> op_rfft(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int n = r.i32();
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(fft1(2, x, n, axis, s));
+}
+
+// RFFTN
+std::vector<mx::array> op_rfftn(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] mx::Shape n = r.shape();
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(fftn_op(2, x, n, axes, s));
+}
+
+// IRFFT
+std::vector<mx::array> op_irfft(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int n = r.i32();
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(fft1(3, x, n, axis, s));
+}
+
+// IRFFTN
+std::vector<mx::array> op_irfftn(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] mx::Shape n = r.shape();
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(fftn_op(3, x, n, axes, s));
+}
+
+// FFTShift
+std::vector<mx::array> op_fftshift(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(axes.empty() ? mx::fft::fftshift(x, s) : mx::fft::fftshift(x, axes, s));
+}
+
+// IFFTShift
+std::vector<mx::array> op_ifftshift(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(axes.empty() ? mx::fft::ifftshift(x, s) : mx::fft::ifftshift(x, axes, s));
+}
+
 }  // namespace emily::gen

@@ -12,4 +12,209 @@ std::vector<mx::array> op_matmul(const OpArgs& args) {
   return outputs(mx::matmul(a, b, s));
 }
 
+// Dot
+std::vector<mx::array> op_dot(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(numpy_dot(a, b, s));
+}
+
+// Outer
+std::vector<mx::array> op_outer(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::outer(a, b, s));
+}
+
+// Inner
+std::vector<mx::array> op_inner(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::inner(a, b, s));
+}
+
+// Tensordot
+std::vector<mx::array> op_tensordot(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int n = r.i32();
+  return outputs(mx::tensordot(a, b, n, s));
+}
+
+// TensordotAxes
+std::vector<mx::array> op_tensordot_axes(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes_a = r.ints();
+  [[maybe_unused]] std::vector<int> axes_b = r.ints();
+  return outputs(mx::tensordot(a, b, axes_a, axes_b, s));
+}
+
+// Einsum
+std::vector<mx::array> op_einsum(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const std::vector<mx::array>& operands = args.in;
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::string subscripts = r.str();
+  return outputs(mx::einsum(subscripts, operands, s));
+}
+
+// Norm
+std::vector<mx::array> op_norm(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] double ord = r.f64();
+  [[maybe_unused]] bool use_ord = r.boolean();
+  [[maybe_unused]] bool keepdims = r.boolean();
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(linalg_norm(x, use_ord, ord, axes, keepdims, s));
+}
+
+// Inv
+std::vector<mx::array> op_inv(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::linalg::inv(x, cpu_stream()));
+}
+
+// Solve
+std::vector<mx::array> op_solve(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::linalg::solve(a, b, cpu_stream()));
+}
+
+// Cholesky
+std::vector<mx::array> op_cholesky(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] bool upper = r.boolean();
+  return outputs(mx::linalg::cholesky(x, upper, cpu_stream()));
+}
+
+// QR
+std::vector<mx::array> op_qr(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::linalg::qr(x, cpu_stream()));
+}
+
+// SVD
+std::vector<mx::array> op_svd(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(svd_signed(x));
+}
+
+// SingularValues
+std::vector<mx::array> op_svdvals(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::linalg::svd(x, false, cpu_stream()));
+}
+
+// Eigh
+std::vector<mx::array> op_eigh(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(eigh_signed(x));
+}
+
+// Eigvalsh
+std::vector<mx::array> op_eigvalsh(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::linalg::eigvalsh(x, "L", cpu_stream()));
+}
+
+// Pinv
+std::vector<mx::array> op_pinv(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::linalg::pinv(x, cpu_stream()));
+}
+
+// TriInv
+std::vector<mx::array> op_tri_inv(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] bool upper = r.boolean();
+  return outputs(mx::linalg::tri_inv(x, upper, cpu_stream()));
+}
+
+// Det
+std::vector<mx::array> op_det(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::linalg::det(x, cpu_stream()));
+}
+
+// Slogdet
+std::vector<mx::array> op_slogdet(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::linalg::slogdet(x, cpu_stream()));
+}
+
+// Cross
+std::vector<mx::array> op_cross(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(cross3(a, b, axis, s));
+}
+
+// Tril
+std::vector<mx::array> op_tril(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int k = r.i32();
+  return outputs(mx::tril(x, k, s));
+}
+
+// Triu
+std::vector<mx::array> op_triu(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int k = r.i32();
+  return outputs(mx::triu(x, k, s));
+}
+
+// Diagonal
+std::vector<mx::array> op_diagonal(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int offset = r.i32();
+  [[maybe_unused]] int axis1 = r.i32();
+  [[maybe_unused]] int axis2 = r.i32();
+  return outputs(mx::diagonal(x, offset, axis1, axis2, s));
+}
+
+// Trace
+std::vector<mx::array> op_trace(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int offset = r.i32();
+  [[maybe_unused]] int axis1 = r.i32();
+  [[maybe_unused]] int axis2 = r.i32();
+  return outputs(mx::trace(x, offset, axis1, axis2, s));
+}
+
 }  // namespace emily::gen

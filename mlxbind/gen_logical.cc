@@ -4,4 +4,82 @@
 
 namespace emily::gen {
 
+// LogicalAnd
+std::vector<mx::array> op_logical_and(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::logical_and(a, b, s));
+}
+
+// LogicalOr
+std::vector<mx::array> op_logical_or(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::logical_or(a, b, s));
+}
+
+// LogicalXor
+std::vector<mx::array> op_logical_xor(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::logical_xor(a, b, s));
+}
+
+// LogicalNot
+std::vector<mx::array> op_logical_not(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::logical_not(x, s));
+}
+
+// BitwiseAnd
+std::vector<mx::array> op_bitwise_and(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::bitwise_and(a, b, s));
+}
+
+// BitwiseOr
+std::vector<mx::array> op_bitwise_or(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::bitwise_or(a, b, s));
+}
+
+// BitwiseXor
+std::vector<mx::array> op_bitwise_xor(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::bitwise_xor(a, b, s));
+}
+
+// BitwiseInvert
+std::vector<mx::array> op_bitwise_invert(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::bitwise_invert(x, s));
+}
+
+// LeftShift
+std::vector<mx::array> op_left_shift(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::left_shift(a, b, s));
+}
+
+// RightShift
+std::vector<mx::array> op_right_shift(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& a = args.in[0];
+  [[maybe_unused]] const mx::array& b = args.in[1];
+  return outputs(mx::right_shift(a, b, s));
+}
+
 }  // namespace emily::gen

@@ -4,4 +4,265 @@
 
 namespace emily::gen {
 
+// Softmax
+std::vector<mx::array> op_softmax(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(mx::softmax(x, axes_or_all(x, axes), false, s));
+}
+
+// LogSoftmax
+std::vector<mx::array> op_log_softmax(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return outputs(x.size() == 0 ? x : mx::subtract(x, mx::logsumexp(x, axes_or_all(x, axes), true, s), s));
+}
+
+// LayerNorm
+std::vector<mx::array> op_layer_norm(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const std::vector<mx::array>& xwb = args.in;
+  AttrReader r(args.attrs);
+  [[maybe_unused]] bool has_weight = r.boolean();
+  [[maybe_unused]] bool has_bias = r.boolean();
+  [[maybe_unused]] double eps = r.f64();
+  return outputs(layer_norm(xwb, has_weight, has_bias, eps, s));
+}
+
+// RMSNorm
+std::vector<mx::array> op_rms_norm(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const std::vector<mx::array>& xw = args.in;
+  AttrReader r(args.attrs);
+  [[maybe_unused]] bool has_weight = r.boolean();
+  [[maybe_unused]] double eps = r.f64();
+  return outputs(rms_norm(xw, has_weight, eps, s));
+}
+
+// RoPE
+std::vector<mx::array> op_rope(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int dims = r.i32();
+  [[maybe_unused]] bool traditional = r.boolean();
+  [[maybe_unused]] double base = r.f64();
+  [[maybe_unused]] double scale = r.f64();
+  [[maybe_unused]] int offset = r.i32();
+  return outputs(mx::fast::rope(x, dims, traditional, static_cast<float>(base), static_cast<float>(scale), offset, std::nullopt, s));
+}
+
+// ScaledDotProductAttention
+std::vector<mx::array> op_scaled_dot_product_attention(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& q = args.in[0];
+  [[maybe_unused]] const mx::array& k = args.in[1];
+  [[maybe_unused]] const mx::array& v = args.in[2];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] double scale = r.f64();
+  [[maybe_unused]] bool causal = r.boolean();
+  return outputs(mx::fast::scaled_dot_product_attention(q, k, v, static_cast<float>(scale), causal ? "causal" : "", std::nullopt, std::nullopt, false, s));
+}
+
+// ScaledDotProductAttentionMasked
+std::vector<mx::array> op_scaled_dot_product_attention_masked(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& q = args.in[0];
+  [[maybe_unused]] const mx::array& k = args.in[1];
+  [[maybe_unused]] const mx::array& v = args.in[2];
+  [[maybe_unused]] const mx::array& mask = args.in[3];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] double scale = r.f64();
+  return outputs(mx::fast::scaled_dot_product_attention(q, k, v, static_cast<float>(scale), "array", mask, std::nullopt, false, s));
+}
+
+// Conv1d
+std::vector<mx::array> op_conv1d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& w = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int stride = r.i32();
+  [[maybe_unused]] int padding = r.i32();
+  [[maybe_unused]] int dilation = r.i32();
+  [[maybe_unused]] int groups = r.i32();
+  return outputs(mx::conv1d(x, w, stride, padding, dilation, groups, s));
+}
+
+// Conv2d
+std::vector<mx::array> op_conv2d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& w = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> stride = r.ints();
+  [[maybe_unused]] std::vector<int> padding = r.ints();
+  [[maybe_unused]] std::vector<int> dilation = r.ints();
+  [[maybe_unused]] int groups = r.i32();
+  return outputs(conv_nd(x, w, 2, stride, padding, dilation, groups, s));
+}
+
+// Conv3d
+std::vector<mx::array> op_conv3d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& w = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> stride = r.ints();
+  [[maybe_unused]] std::vector<int> padding = r.ints();
+  [[maybe_unused]] std::vector<int> dilation = r.ints();
+  [[maybe_unused]] int groups = r.i32();
+  return outputs(conv_nd(x, w, 3, stride, padding, dilation, groups, s));
+}
+
+// ConvTranspose1d
+std::vector<mx::array> op_conv_transpose1d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& w = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> stride = r.ints();
+  [[maybe_unused]] std::vector<int> padding = r.ints();
+  [[maybe_unused]] std::vector<int> dilation = r.ints();
+  [[maybe_unused]] std::vector<int> output_padding = r.ints();
+  [[maybe_unused]] int groups = r.i32();
+  return outputs(conv_transpose_nd(x, w, 1, stride, padding, dilation, output_padding, groups, s));
+}
+
+// ConvTranspose2d
+std::vector<mx::array> op_conv_transpose2d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& w = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> stride = r.ints();
+  [[maybe_unused]] std::vector<int> padding = r.ints();
+  [[maybe_unused]] std::vector<int> dilation = r.ints();
+  [[maybe_unused]] std::vector<int> output_padding = r.ints();
+  [[maybe_unused]] int groups = r.i32();
+  return outputs(conv_transpose_nd(x, w, 2, stride, padding, dilation, output_padding, groups, s));
+}
+
+// ConvTranspose3d
+std::vector<mx::array> op_conv_transpose3d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& w = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> stride = r.ints();
+  [[maybe_unused]] std::vector<int> padding = r.ints();
+  [[maybe_unused]] std::vector<int> dilation = r.ints();
+  [[maybe_unused]] std::vector<int> output_padding = r.ints();
+  [[maybe_unused]] int groups = r.i32();
+  return outputs(conv_transpose_nd(x, w, 3, stride, padding, dilation, output_padding, groups, s));
+}
+
+// MaxPool1d
+std::vector<mx::array> op_max_pool1d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int kernel = r.i32();
+  [[maybe_unused]] int stride = r.i32();
+  [[maybe_unused]] int padding = r.i32();
+  return outputs(pool(x, {kernel}, {stride}, {padding}, true, "MaxPool1d", s));
+}
+
+// AvgPool1d
+std::vector<mx::array> op_avg_pool1d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int kernel = r.i32();
+  [[maybe_unused]] int stride = r.i32();
+  [[maybe_unused]] int padding = r.i32();
+  return outputs(pool(x, {kernel}, {stride}, {padding}, false, "AvgPool1d", s));
+}
+
+// MaxPool2d
+std::vector<mx::array> op_max_pool2d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> kernel = r.ints();
+  [[maybe_unused]] std::vector<int> stride = r.ints();
+  [[maybe_unused]] std::vector<int> padding = r.ints();
+  return outputs(pool(x, kernel, stride, padding, true, "MaxPool2d", s));
+}
+
+// AvgPool2d
+std::vector<mx::array> op_avg_pool2d(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> kernel = r.ints();
+  [[maybe_unused]] std::vector<int> stride = r.ints();
+  [[maybe_unused]] std::vector<int> padding = r.ints();
+  return outputs(pool(x, kernel, stride, padding, false, "AvgPool2d", s));
+}
+
+// Relu
+std::vector<mx::array> op_relu(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(relu(x, s));
+}
+
+// LeakyRelu
+std::vector<mx::array> op_leaky_relu(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] double slope = r.f64();
+  return outputs(leaky_relu(x, slope, s));
+}
+
+// Elu
+std::vector<mx::array> op_elu(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] double alpha = r.f64();
+  return outputs(elu(x, alpha, s));
+}
+
+// Gelu
+std::vector<mx::array> op_gelu(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(gelu(x, s));
+}
+
+// GeluTanh
+std::vector<mx::array> op_gelu_tanh(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(gelu_tanh(x, s));
+}
+
+// Silu
+std::vector<mx::array> op_silu(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(silu(x, s));
+}
+
+// Softplus
+std::vector<mx::array> op_softplus(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::logaddexp(x, mx::array(0, x.dtype()), s));
+}
+
+// LogSigmoid
+std::vector<mx::array> op_log_sigmoid(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  return outputs(mx::negative(mx::logaddexp(mx::negative(x, s), mx::array(0, x.dtype()), s), s));
+}
+
 }  // namespace emily::gen

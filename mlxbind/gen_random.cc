@@ -4,4 +4,131 @@
 
 namespace emily::gen {
 
+// Key
+std::vector<mx::array> op_key(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int64_t seed = r.i64();
+  return outputs(mx::random::key(static_cast<uint64_t>(seed)));
+}
+
+// KeySplit
+std::vector<mx::array> op_key_split(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int num = r.i32();
+  return outputs(key_split(key, num, s));
+}
+
+// Uniform
+std::vector<mx::array> op_uniform(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] double low = r.f64();
+  [[maybe_unused]] double high = r.f64();
+  [[maybe_unused]] mx::Dtype dtype = r.dtype();
+  [[maybe_unused]] mx::Shape dims = r.shape();
+  return outputs(mx::random::uniform(mx::array(low, dtype), mx::array(high, dtype), dims, dtype, key, s));
+}
+
+// Normal
+std::vector<mx::array> op_normal(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] double loc = r.f64();
+  [[maybe_unused]] double scale = r.f64();
+  [[maybe_unused]] mx::Dtype dtype = r.dtype();
+  [[maybe_unused]] mx::Shape dims = r.shape();
+  return outputs(mx::random::normal(dims, dtype, static_cast<float>(loc), static_cast<float>(scale), key, s));
+}
+
+// Randint
+std::vector<mx::array> op_randint(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int low = r.i32();
+  [[maybe_unused]] int high = r.i32();
+  [[maybe_unused]] mx::Dtype dtype = r.dtype();
+  [[maybe_unused]] mx::Shape dims = r.shape();
+  return outputs(mx::random::randint(mx::array(low), mx::array(high), dims, dtype, key, s));
+}
+
+// Bernoulli
+std::vector<mx::array> op_bernoulli(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] double p = r.f64();
+  [[maybe_unused]] mx::Shape dims = r.shape();
+  return outputs(mx::random::bernoulli(mx::array(static_cast<float>(p)), dims, key, s));
+}
+
+// Categorical
+std::vector<mx::array> op_categorical(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  [[maybe_unused]] const mx::array& logits = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  [[maybe_unused]] int num = r.i32();
+  return outputs(num > 0 ? categorical_n(logits, axis, num, key, s) : mx::random::categorical(logits, axis, key, s));
+}
+
+// Permutation
+std::vector<mx::array> op_permutation(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int n = r.i32();
+  return outputs(mx::random::permutation(n, key, s));
+}
+
+// Shuffle
+std::vector<mx::array> op_shuffle(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  [[maybe_unused]] const mx::array& x = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int axis = r.i32();
+  return outputs(mx::random::permutation(x, axis, key, s));
+}
+
+// TruncatedNormal
+std::vector<mx::array> op_truncated_normal(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] double lower = r.f64();
+  [[maybe_unused]] double upper = r.f64();
+  [[maybe_unused]] mx::Dtype dtype = r.dtype();
+  [[maybe_unused]] mx::Shape dims = r.shape();
+  return outputs(mx::random::truncated_normal(mx::array(lower, dtype), mx::array(upper, dtype), dims, dtype, key, s));
+}
+
+// Gumbel
+std::vector<mx::array> op_gumbel(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] mx::Dtype dtype = r.dtype();
+  [[maybe_unused]] mx::Shape dims = r.shape();
+  return outputs(mx::random::gumbel(dims, dtype, key, s));
+}
+
+// Laplace
+std::vector<mx::array> op_laplace(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& key = args.in[0];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] double loc = r.f64();
+  [[maybe_unused]] double scale = r.f64();
+  [[maybe_unused]] mx::Dtype dtype = r.dtype();
+  [[maybe_unused]] mx::Shape dims = r.shape();
+  return outputs(mx::random::laplace(dims, dtype, static_cast<float>(loc), static_cast<float>(scale), key, s));
+}
+
 }  // namespace emily::gen

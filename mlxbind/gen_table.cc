@@ -12,6 +12,32 @@ std::vector<mx::array> op_divide(const OpArgs&);
 std::vector<mx::array> op_power(const OpArgs&);
 std::vector<mx::array> op_maximum(const OpArgs&);
 std::vector<mx::array> op_minimum(const OpArgs&);
+std::vector<mx::array> op_floor_divide(const OpArgs&);
+std::vector<mx::array> op_remainder(const OpArgs&);
+std::vector<mx::array> op_divmod(const OpArgs&);
+std::vector<mx::array> op_logaddexp(const OpArgs&);
+std::vector<mx::array> op_arctan2(const OpArgs&);
+std::vector<mx::array> op_equal(const OpArgs&);
+std::vector<mx::array> op_not_equal(const OpArgs&);
+std::vector<mx::array> op_less(const OpArgs&);
+std::vector<mx::array> op_less_equal(const OpArgs&);
+std::vector<mx::array> op_greater(const OpArgs&);
+std::vector<mx::array> op_greater_equal(const OpArgs&);
+std::vector<mx::array> op_where(const OpArgs&);
+std::vector<mx::array> op_clip(const OpArgs&);
+std::vector<mx::array> op_is_close(const OpArgs&);
+std::vector<mx::array> op_all_close(const OpArgs&);
+std::vector<mx::array> op_array_equal(const OpArgs&);
+std::vector<mx::array> op_logical_and(const OpArgs&);
+std::vector<mx::array> op_logical_or(const OpArgs&);
+std::vector<mx::array> op_logical_xor(const OpArgs&);
+std::vector<mx::array> op_logical_not(const OpArgs&);
+std::vector<mx::array> op_bitwise_and(const OpArgs&);
+std::vector<mx::array> op_bitwise_or(const OpArgs&);
+std::vector<mx::array> op_bitwise_xor(const OpArgs&);
+std::vector<mx::array> op_bitwise_invert(const OpArgs&);
+std::vector<mx::array> op_left_shift(const OpArgs&);
+std::vector<mx::array> op_right_shift(const OpArgs&);
 std::vector<mx::array> op_negative(const OpArgs&);
 std::vector<mx::array> op_exp(const OpArgs&);
 std::vector<mx::array> op_log(const OpArgs&);
@@ -19,6 +45,43 @@ std::vector<mx::array> op_tanh(const OpArgs&);
 std::vector<mx::array> op_sqrt(const OpArgs&);
 std::vector<mx::array> op_abs(const OpArgs&);
 std::vector<mx::array> op_sigmoid(const OpArgs&);
+std::vector<mx::array> op_square(const OpArgs&);
+std::vector<mx::array> op_rsqrt(const OpArgs&);
+std::vector<mx::array> op_reciprocal(const OpArgs&);
+std::vector<mx::array> op_sign(const OpArgs&);
+std::vector<mx::array> op_floor(const OpArgs&);
+std::vector<mx::array> op_ceil(const OpArgs&);
+std::vector<mx::array> op_trunc(const OpArgs&);
+std::vector<mx::array> op_round(const OpArgs&);
+std::vector<mx::array> op_expm1(const OpArgs&);
+std::vector<mx::array> op_log1p(const OpArgs&);
+std::vector<mx::array> op_log2(const OpArgs&);
+std::vector<mx::array> op_log10(const OpArgs&);
+std::vector<mx::array> op_sin(const OpArgs&);
+std::vector<mx::array> op_cos(const OpArgs&);
+std::vector<mx::array> op_tan(const OpArgs&);
+std::vector<mx::array> op_arcsin(const OpArgs&);
+std::vector<mx::array> op_arccos(const OpArgs&);
+std::vector<mx::array> op_arctan(const OpArgs&);
+std::vector<mx::array> op_sinh(const OpArgs&);
+std::vector<mx::array> op_cosh(const OpArgs&);
+std::vector<mx::array> op_arcsinh(const OpArgs&);
+std::vector<mx::array> op_arccosh(const OpArgs&);
+std::vector<mx::array> op_arctanh(const OpArgs&);
+std::vector<mx::array> op_degrees(const OpArgs&);
+std::vector<mx::array> op_radians(const OpArgs&);
+std::vector<mx::array> op_erf(const OpArgs&);
+std::vector<mx::array> op_erfinv(const OpArgs&);
+std::vector<mx::array> op_isnan(const OpArgs&);
+std::vector<mx::array> op_isinf(const OpArgs&);
+std::vector<mx::array> op_isfinite(const OpArgs&);
+std::vector<mx::array> op_isposinf(const OpArgs&);
+std::vector<mx::array> op_isneginf(const OpArgs&);
+std::vector<mx::array> op_nan_to_num(const OpArgs&);
+std::vector<mx::array> op_conjugate(const OpArgs&);
+std::vector<mx::array> op_real(const OpArgs&);
+std::vector<mx::array> op_imag(const OpArgs&);
+std::vector<mx::array> op_stop_gradient(const OpArgs&);
 std::vector<mx::array> op_sum(const OpArgs&);
 std::vector<mx::array> op_max(const OpArgs&);
 std::vector<mx::array> op_min(const OpArgs&);
@@ -39,6 +102,65 @@ std::vector<mx::array> op_cummax(const OpArgs&);
 std::vector<mx::array> op_cummin(const OpArgs&);
 std::vector<mx::array> op_logcumsumexp(const OpArgs&);
 std::vector<mx::array> op_matmul(const OpArgs&);
+std::vector<mx::array> op_dot(const OpArgs&);
+std::vector<mx::array> op_outer(const OpArgs&);
+std::vector<mx::array> op_inner(const OpArgs&);
+std::vector<mx::array> op_tensordot(const OpArgs&);
+std::vector<mx::array> op_tensordot_axes(const OpArgs&);
+std::vector<mx::array> op_einsum(const OpArgs&);
+std::vector<mx::array> op_norm(const OpArgs&);
+std::vector<mx::array> op_inv(const OpArgs&);
+std::vector<mx::array> op_solve(const OpArgs&);
+std::vector<mx::array> op_cholesky(const OpArgs&);
+std::vector<mx::array> op_qr(const OpArgs&);
+std::vector<mx::array> op_svd(const OpArgs&);
+std::vector<mx::array> op_svdvals(const OpArgs&);
+std::vector<mx::array> op_eigh(const OpArgs&);
+std::vector<mx::array> op_eigvalsh(const OpArgs&);
+std::vector<mx::array> op_pinv(const OpArgs&);
+std::vector<mx::array> op_tri_inv(const OpArgs&);
+std::vector<mx::array> op_det(const OpArgs&);
+std::vector<mx::array> op_slogdet(const OpArgs&);
+std::vector<mx::array> op_cross(const OpArgs&);
+std::vector<mx::array> op_tril(const OpArgs&);
+std::vector<mx::array> op_triu(const OpArgs&);
+std::vector<mx::array> op_diagonal(const OpArgs&);
+std::vector<mx::array> op_trace(const OpArgs&);
+std::vector<mx::array> op_softmax(const OpArgs&);
+std::vector<mx::array> op_log_softmax(const OpArgs&);
+std::vector<mx::array> op_layer_norm(const OpArgs&);
+std::vector<mx::array> op_rms_norm(const OpArgs&);
+std::vector<mx::array> op_rope(const OpArgs&);
+std::vector<mx::array> op_scaled_dot_product_attention(const OpArgs&);
+std::vector<mx::array> op_scaled_dot_product_attention_masked(const OpArgs&);
+std::vector<mx::array> op_conv1d(const OpArgs&);
+std::vector<mx::array> op_conv2d(const OpArgs&);
+std::vector<mx::array> op_conv3d(const OpArgs&);
+std::vector<mx::array> op_conv_transpose1d(const OpArgs&);
+std::vector<mx::array> op_conv_transpose2d(const OpArgs&);
+std::vector<mx::array> op_conv_transpose3d(const OpArgs&);
+std::vector<mx::array> op_max_pool1d(const OpArgs&);
+std::vector<mx::array> op_avg_pool1d(const OpArgs&);
+std::vector<mx::array> op_max_pool2d(const OpArgs&);
+std::vector<mx::array> op_avg_pool2d(const OpArgs&);
+std::vector<mx::array> op_relu(const OpArgs&);
+std::vector<mx::array> op_leaky_relu(const OpArgs&);
+std::vector<mx::array> op_elu(const OpArgs&);
+std::vector<mx::array> op_gelu(const OpArgs&);
+std::vector<mx::array> op_gelu_tanh(const OpArgs&);
+std::vector<mx::array> op_silu(const OpArgs&);
+std::vector<mx::array> op_softplus(const OpArgs&);
+std::vector<mx::array> op_log_sigmoid(const OpArgs&);
+std::vector<mx::array> op_fft(const OpArgs&);
+std::vector<mx::array> op_fftn(const OpArgs&);
+std::vector<mx::array> op_ifft(const OpArgs&);
+std::vector<mx::array> op_ifftn(const OpArgs&);
+std::vector<mx::array> op_rfft(const OpArgs&);
+std::vector<mx::array> op_rfftn(const OpArgs&);
+std::vector<mx::array> op_irfft(const OpArgs&);
+std::vector<mx::array> op_irfftn(const OpArgs&);
+std::vector<mx::array> op_fftshift(const OpArgs&);
+std::vector<mx::array> op_ifftshift(const OpArgs&);
 std::vector<mx::array> op_reshape(const OpArgs&);
 std::vector<mx::array> op_transpose(const OpArgs&);
 std::vector<mx::array> op_broadcast_to(const OpArgs&);
@@ -77,6 +199,18 @@ std::vector<mx::array> op_argsort(const OpArgs&);
 std::vector<mx::array> op_topk(const OpArgs&);
 std::vector<mx::array> op_partition(const OpArgs&);
 std::vector<mx::array> op_argpartition(const OpArgs&);
+std::vector<mx::array> op_key(const OpArgs&);
+std::vector<mx::array> op_key_split(const OpArgs&);
+std::vector<mx::array> op_uniform(const OpArgs&);
+std::vector<mx::array> op_normal(const OpArgs&);
+std::vector<mx::array> op_randint(const OpArgs&);
+std::vector<mx::array> op_bernoulli(const OpArgs&);
+std::vector<mx::array> op_categorical(const OpArgs&);
+std::vector<mx::array> op_permutation(const OpArgs&);
+std::vector<mx::array> op_shuffle(const OpArgs&);
+std::vector<mx::array> op_truncated_normal(const OpArgs&);
+std::vector<mx::array> op_gumbel(const OpArgs&);
+std::vector<mx::array> op_laplace(const OpArgs&);
 std::vector<mx::array> op_astype(const OpArgs&);
 std::vector<mx::array> op_full(const OpArgs&);
 std::vector<mx::array> op_zeros(const OpArgs&);
@@ -89,6 +223,11 @@ std::vector<mx::array> op_ones_like(const OpArgs&);
 }  // namespace gen
 
 namespace {
+const AttrSchema attrs_is_close[] = {{"rtol", kAttrFloat, 0}, {"atol", kAttrFloat, 0}, {"equal_nan", kAttrBool, 0}, };
+const AttrSchema attrs_all_close[] = {{"rtol", kAttrFloat, 0}, {"atol", kAttrFloat, 0}, {"equal_nan", kAttrBool, 0}, };
+const AttrSchema attrs_array_equal[] = {{"equal_nan", kAttrBool, 0}, };
+const AttrSchema attrs_round[] = {{"decimals", kAttrInt, 0}, };
+const AttrSchema attrs_nan_to_num[] = {{"nan", kAttrFloat, 0}, {"posinf", kAttrFloat, 0}, {"neginf", kAttrFloat, 0}, {"limits", kAttrBool, 0}, };
 const AttrSchema attrs_sum[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
 const AttrSchema attrs_max[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
 const AttrSchema attrs_min[] = {{"axes", kAttrInts, 0}, {"keepdims", kAttrBool, 0}, };
@@ -108,6 +247,46 @@ const AttrSchema attrs_cumprod[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool
 const AttrSchema attrs_cummax[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
 const AttrSchema attrs_cummin[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
 const AttrSchema attrs_logcumsumexp[] = {{"axis", kAttrInt, 0}, {"reverse", kAttrBool, 0}, {"inclusive", kAttrBool, 0}, };
+const AttrSchema attrs_tensordot[] = {{"n", kAttrInt, 0}, };
+const AttrSchema attrs_tensordot_axes[] = {{"axes_a", kAttrInts, 0}, {"axes_b", kAttrInts, 0}, };
+const AttrSchema attrs_einsum[] = {{"subscripts", kAttrString, 0}, };
+const AttrSchema attrs_norm[] = {{"ord", kAttrFloat, 0}, {"use_ord", kAttrBool, 0}, {"keepdims", kAttrBool, 0}, {"axes", kAttrInts, 0}, };
+const AttrSchema attrs_cholesky[] = {{"upper", kAttrBool, 0}, };
+const AttrSchema attrs_tri_inv[] = {{"upper", kAttrBool, 0}, };
+const AttrSchema attrs_cross[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_tril[] = {{"k", kAttrInt, 0}, };
+const AttrSchema attrs_triu[] = {{"k", kAttrInt, 0}, };
+const AttrSchema attrs_diagonal[] = {{"offset", kAttrInt, 0}, {"axis1", kAttrInt, 0}, {"axis2", kAttrInt, 0}, };
+const AttrSchema attrs_trace[] = {{"offset", kAttrInt, 0}, {"axis1", kAttrInt, 0}, {"axis2", kAttrInt, 0}, };
+const AttrSchema attrs_softmax[] = {{"axes", kAttrInts, 0}, };
+const AttrSchema attrs_log_softmax[] = {{"axes", kAttrInts, 0}, };
+const AttrSchema attrs_layer_norm[] = {{"has_weight", kAttrBool, 0}, {"has_bias", kAttrBool, 0}, {"eps", kAttrFloat, 0}, };
+const AttrSchema attrs_rms_norm[] = {{"has_weight", kAttrBool, 0}, {"eps", kAttrFloat, 0}, };
+const AttrSchema attrs_rope[] = {{"dims", kAttrInt, 0}, {"traditional", kAttrBool, 0}, {"base", kAttrFloat, 0}, {"scale", kAttrFloat, 0}, {"offset", kAttrInt, 0}, };
+const AttrSchema attrs_scaled_dot_product_attention[] = {{"scale", kAttrFloat, 0}, {"causal", kAttrBool, 0}, };
+const AttrSchema attrs_scaled_dot_product_attention_masked[] = {{"scale", kAttrFloat, 0}, };
+const AttrSchema attrs_conv1d[] = {{"stride", kAttrInt, 0}, {"padding", kAttrInt, 0}, {"dilation", kAttrInt, 0}, {"groups", kAttrInt, 0}, };
+const AttrSchema attrs_conv2d[] = {{"stride", kAttrInts, 0}, {"padding", kAttrInts, 0}, {"dilation", kAttrInts, 0}, {"groups", kAttrInt, 0}, };
+const AttrSchema attrs_conv3d[] = {{"stride", kAttrInts, 0}, {"padding", kAttrInts, 0}, {"dilation", kAttrInts, 0}, {"groups", kAttrInt, 0}, };
+const AttrSchema attrs_conv_transpose1d[] = {{"stride", kAttrInts, 0}, {"padding", kAttrInts, 0}, {"dilation", kAttrInts, 0}, {"output_padding", kAttrInts, 0}, {"groups", kAttrInt, 0}, };
+const AttrSchema attrs_conv_transpose2d[] = {{"stride", kAttrInts, 0}, {"padding", kAttrInts, 0}, {"dilation", kAttrInts, 0}, {"output_padding", kAttrInts, 0}, {"groups", kAttrInt, 0}, };
+const AttrSchema attrs_conv_transpose3d[] = {{"stride", kAttrInts, 0}, {"padding", kAttrInts, 0}, {"dilation", kAttrInts, 0}, {"output_padding", kAttrInts, 0}, {"groups", kAttrInt, 0}, };
+const AttrSchema attrs_max_pool1d[] = {{"kernel", kAttrInt, 0}, {"stride", kAttrInt, 0}, {"padding", kAttrInt, 0}, };
+const AttrSchema attrs_avg_pool1d[] = {{"kernel", kAttrInt, 0}, {"stride", kAttrInt, 0}, {"padding", kAttrInt, 0}, };
+const AttrSchema attrs_max_pool2d[] = {{"kernel", kAttrInts, 0}, {"stride", kAttrInts, 0}, {"padding", kAttrInts, 0}, };
+const AttrSchema attrs_avg_pool2d[] = {{"kernel", kAttrInts, 0}, {"stride", kAttrInts, 0}, {"padding", kAttrInts, 0}, };
+const AttrSchema attrs_leaky_relu[] = {{"slope", kAttrFloat, 0}, };
+const AttrSchema attrs_elu[] = {{"alpha", kAttrFloat, 0}, };
+const AttrSchema attrs_fft[] = {{"n", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
+const AttrSchema attrs_fftn[] = {{"n", kAttrShape, 0}, {"axes", kAttrInts, 0}, };
+const AttrSchema attrs_ifft[] = {{"n", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
+const AttrSchema attrs_ifftn[] = {{"n", kAttrShape, 0}, {"axes", kAttrInts, 0}, };
+const AttrSchema attrs_rfft[] = {{"n", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
+const AttrSchema attrs_rfftn[] = {{"n", kAttrShape, 0}, {"axes", kAttrInts, 0}, };
+const AttrSchema attrs_irfft[] = {{"n", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
+const AttrSchema attrs_irfftn[] = {{"n", kAttrShape, 0}, {"axes", kAttrInts, 0}, };
+const AttrSchema attrs_fftshift[] = {{"axes", kAttrInts, 0}, };
+const AttrSchema attrs_ifftshift[] = {{"axes", kAttrInts, 0}, };
 const AttrSchema attrs_reshape[] = {{"dims", kAttrShape, 0}, };
 const AttrSchema attrs_transpose[] = {{"axes", kAttrInts, 0}, };
 const AttrSchema attrs_broadcast_to[] = {{"dims", kAttrShape, 0}, };
@@ -141,6 +320,18 @@ const AttrSchema attrs_argsort[] = {{"axis", kAttrInt, 0}, };
 const AttrSchema attrs_topk[] = {{"k", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
 const AttrSchema attrs_partition[] = {{"kth", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
 const AttrSchema attrs_argpartition[] = {{"kth", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
+const AttrSchema attrs_key[] = {{"seed", kAttrInt64, 0}, };
+const AttrSchema attrs_key_split[] = {{"num", kAttrInt, 0}, };
+const AttrSchema attrs_uniform[] = {{"low", kAttrFloat, 0}, {"high", kAttrFloat, 0}, {"dtype", kAttrDType, 0}, {"dims", kAttrShape, 0}, };
+const AttrSchema attrs_normal[] = {{"loc", kAttrFloat, 0}, {"scale", kAttrFloat, 0}, {"dtype", kAttrDType, 0}, {"dims", kAttrShape, 0}, };
+const AttrSchema attrs_randint[] = {{"low", kAttrInt, 0}, {"high", kAttrInt, 0}, {"dtype", kAttrDType, 0}, {"dims", kAttrShape, 0}, };
+const AttrSchema attrs_bernoulli[] = {{"p", kAttrFloat, 0}, {"dims", kAttrShape, 0}, };
+const AttrSchema attrs_categorical[] = {{"axis", kAttrInt, 0}, {"num", kAttrInt, 0}, };
+const AttrSchema attrs_permutation[] = {{"n", kAttrInt, 0}, };
+const AttrSchema attrs_shuffle[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_truncated_normal[] = {{"lower", kAttrFloat, 0}, {"upper", kAttrFloat, 0}, {"dtype", kAttrDType, 0}, {"dims", kAttrShape, 0}, };
+const AttrSchema attrs_gumbel[] = {{"dtype", kAttrDType, 0}, {"dims", kAttrShape, 0}, };
+const AttrSchema attrs_laplace[] = {{"loc", kAttrFloat, 0}, {"scale", kAttrFloat, 0}, {"dtype", kAttrDType, 0}, {"dims", kAttrShape, 0}, };
 const AttrSchema attrs_astype[] = {{"dtype", kAttrDType, 0}, };
 const AttrSchema attrs_full[] = {{"value", kAttrFloat, 0}, {"dtype", kAttrDType, 0}, {"dims", kAttrShape, 0}, };
 const AttrSchema attrs_zeros[] = {{"dtype", kAttrDType, 0}, {"dims", kAttrShape, 0}, };
@@ -158,6 +349,32 @@ const OpRow kOpRows[] = {
     {"power", 2, 1, -1, nullptr, 0, gen::op_power},
     {"maximum", 2, 1, -1, nullptr, 0, gen::op_maximum},
     {"minimum", 2, 1, -1, nullptr, 0, gen::op_minimum},
+    {"floor_divide", 2, 1, -1, nullptr, 0, gen::op_floor_divide},
+    {"remainder", 2, 1, -1, nullptr, 0, gen::op_remainder},
+    {"divmod", 2, 2, -1, nullptr, 0, gen::op_divmod},
+    {"logaddexp", 2, 1, -1, nullptr, 0, gen::op_logaddexp},
+    {"arctan2", 2, 1, -1, nullptr, 0, gen::op_arctan2},
+    {"equal", 2, 1, -1, nullptr, 0, gen::op_equal},
+    {"not_equal", 2, 1, -1, nullptr, 0, gen::op_not_equal},
+    {"less", 2, 1, -1, nullptr, 0, gen::op_less},
+    {"less_equal", 2, 1, -1, nullptr, 0, gen::op_less_equal},
+    {"greater", 2, 1, -1, nullptr, 0, gen::op_greater},
+    {"greater_equal", 2, 1, -1, nullptr, 0, gen::op_greater_equal},
+    {"where", 3, 1, -1, nullptr, 0, gen::op_where},
+    {"clip", 3, 1, -1, nullptr, 0, gen::op_clip},
+    {"is_close", 2, 1, -1, attrs_is_close, 3, gen::op_is_close},
+    {"all_close", 2, 1, -1, attrs_all_close, 3, gen::op_all_close},
+    {"array_equal", 2, 1, -1, attrs_array_equal, 1, gen::op_array_equal},
+    {"logical_and", 2, 1, -1, nullptr, 0, gen::op_logical_and},
+    {"logical_or", 2, 1, -1, nullptr, 0, gen::op_logical_or},
+    {"logical_xor", 2, 1, -1, nullptr, 0, gen::op_logical_xor},
+    {"logical_not", 1, 1, -1, nullptr, 0, gen::op_logical_not},
+    {"bitwise_and", 2, 1, -1, nullptr, 0, gen::op_bitwise_and},
+    {"bitwise_or", 2, 1, -1, nullptr, 0, gen::op_bitwise_or},
+    {"bitwise_xor", 2, 1, -1, nullptr, 0, gen::op_bitwise_xor},
+    {"bitwise_invert", 1, 1, -1, nullptr, 0, gen::op_bitwise_invert},
+    {"left_shift", 2, 1, -1, nullptr, 0, gen::op_left_shift},
+    {"right_shift", 2, 1, -1, nullptr, 0, gen::op_right_shift},
     {"negative", 1, 1, -1, nullptr, 0, gen::op_negative},
     {"exp", 1, 1, -1, nullptr, 0, gen::op_exp},
     {"log", 1, 1, -1, nullptr, 0, gen::op_log},
@@ -165,6 +382,43 @@ const OpRow kOpRows[] = {
     {"sqrt", 1, 1, -1, nullptr, 0, gen::op_sqrt},
     {"abs", 1, 1, -1, nullptr, 0, gen::op_abs},
     {"sigmoid", 1, 1, -1, nullptr, 0, gen::op_sigmoid},
+    {"square", 1, 1, -1, nullptr, 0, gen::op_square},
+    {"rsqrt", 1, 1, -1, nullptr, 0, gen::op_rsqrt},
+    {"reciprocal", 1, 1, -1, nullptr, 0, gen::op_reciprocal},
+    {"sign", 1, 1, -1, nullptr, 0, gen::op_sign},
+    {"floor", 1, 1, -1, nullptr, 0, gen::op_floor},
+    {"ceil", 1, 1, -1, nullptr, 0, gen::op_ceil},
+    {"trunc", 1, 1, -1, nullptr, 0, gen::op_trunc},
+    {"round", 1, 1, -1, attrs_round, 1, gen::op_round},
+    {"expm1", 1, 1, -1, nullptr, 0, gen::op_expm1},
+    {"log1p", 1, 1, -1, nullptr, 0, gen::op_log1p},
+    {"log2", 1, 1, -1, nullptr, 0, gen::op_log2},
+    {"log10", 1, 1, -1, nullptr, 0, gen::op_log10},
+    {"sin", 1, 1, -1, nullptr, 0, gen::op_sin},
+    {"cos", 1, 1, -1, nullptr, 0, gen::op_cos},
+    {"tan", 1, 1, -1, nullptr, 0, gen::op_tan},
+    {"arcsin", 1, 1, -1, nullptr, 0, gen::op_arcsin},
+    {"arccos", 1, 1, -1, nullptr, 0, gen::op_arccos},
+    {"arctan", 1, 1, -1, nullptr, 0, gen::op_arctan},
+    {"sinh", 1, 1, -1, nullptr, 0, gen::op_sinh},
+    {"cosh", 1, 1, -1, nullptr, 0, gen::op_cosh},
+    {"arcsinh", 1, 1, -1, nullptr, 0, gen::op_arcsinh},
+    {"arccosh", 1, 1, -1, nullptr, 0, gen::op_arccosh},
+    {"arctanh", 1, 1, -1, nullptr, 0, gen::op_arctanh},
+    {"degrees", 1, 1, -1, nullptr, 0, gen::op_degrees},
+    {"radians", 1, 1, -1, nullptr, 0, gen::op_radians},
+    {"erf", 1, 1, -1, nullptr, 0, gen::op_erf},
+    {"erfinv", 1, 1, -1, nullptr, 0, gen::op_erfinv},
+    {"isnan", 1, 1, -1, nullptr, 0, gen::op_isnan},
+    {"isinf", 1, 1, -1, nullptr, 0, gen::op_isinf},
+    {"isfinite", 1, 1, -1, nullptr, 0, gen::op_isfinite},
+    {"isposinf", 1, 1, -1, nullptr, 0, gen::op_isposinf},
+    {"isneginf", 1, 1, -1, nullptr, 0, gen::op_isneginf},
+    {"nan_to_num", 1, 1, -1, attrs_nan_to_num, 4, gen::op_nan_to_num},
+    {"conjugate", 1, 1, -1, nullptr, 0, gen::op_conjugate},
+    {"real", 1, 1, -1, nullptr, 0, gen::op_real},
+    {"imag", 1, 1, -1, nullptr, 0, gen::op_imag},
+    {"stop_gradient", 1, 1, -1, nullptr, 0, gen::op_stop_gradient},
     {"sum", 1, 1, -1, attrs_sum, 2, gen::op_sum},
     {"max", 1, 1, -1, attrs_max, 2, gen::op_max},
     {"min", 1, 1, -1, attrs_min, 2, gen::op_min},
@@ -185,6 +439,65 @@ const OpRow kOpRows[] = {
     {"cummin", 1, 1, -1, attrs_cummin, 3, gen::op_cummin},
     {"logcumsumexp", 1, 1, -1, attrs_logcumsumexp, 3, gen::op_logcumsumexp},
     {"matmul", 2, 1, -1, nullptr, 0, gen::op_matmul},
+    {"dot", 2, 1, -1, nullptr, 0, gen::op_dot},
+    {"outer", 2, 1, -1, nullptr, 0, gen::op_outer},
+    {"inner", 2, 1, -1, nullptr, 0, gen::op_inner},
+    {"tensordot", 2, 1, -1, attrs_tensordot, 1, gen::op_tensordot},
+    {"tensordot_axes", 2, 1, -1, attrs_tensordot_axes, 2, gen::op_tensordot_axes},
+    {"einsum", -1, 1, -1, attrs_einsum, 1, gen::op_einsum},
+    {"norm", 1, 1, -1, attrs_norm, 4, gen::op_norm},
+    {"inv", 1, 1, -1, nullptr, 0, gen::op_inv},
+    {"solve", 2, 1, -1, nullptr, 0, gen::op_solve},
+    {"cholesky", 1, 1, -1, attrs_cholesky, 1, gen::op_cholesky},
+    {"qr", 1, 2, -1, nullptr, 0, gen::op_qr},
+    {"svd", 1, 3, -1, nullptr, 0, gen::op_svd},
+    {"svdvals", 1, 1, -1, nullptr, 0, gen::op_svdvals},
+    {"eigh", 1, 2, -1, nullptr, 0, gen::op_eigh},
+    {"eigvalsh", 1, 1, -1, nullptr, 0, gen::op_eigvalsh},
+    {"pinv", 1, 1, -1, nullptr, 0, gen::op_pinv},
+    {"tri_inv", 1, 1, -1, attrs_tri_inv, 1, gen::op_tri_inv},
+    {"det", 1, 1, -1, nullptr, 0, gen::op_det},
+    {"slogdet", 1, 2, -1, nullptr, 0, gen::op_slogdet},
+    {"cross", 2, 1, -1, attrs_cross, 1, gen::op_cross},
+    {"tril", 1, 1, -1, attrs_tril, 1, gen::op_tril},
+    {"triu", 1, 1, -1, attrs_triu, 1, gen::op_triu},
+    {"diagonal", 1, 1, -1, attrs_diagonal, 3, gen::op_diagonal},
+    {"trace", 1, 1, -1, attrs_trace, 3, gen::op_trace},
+    {"softmax", 1, 1, -1, attrs_softmax, 1, gen::op_softmax},
+    {"log_softmax", 1, 1, -1, attrs_log_softmax, 1, gen::op_log_softmax},
+    {"layer_norm", -1, 1, -1, attrs_layer_norm, 3, gen::op_layer_norm},
+    {"rms_norm", -1, 1, -1, attrs_rms_norm, 2, gen::op_rms_norm},
+    {"rope", 1, 1, -1, attrs_rope, 5, gen::op_rope},
+    {"scaled_dot_product_attention", 3, 1, -1, attrs_scaled_dot_product_attention, 2, gen::op_scaled_dot_product_attention},
+    {"scaled_dot_product_attention_masked", 4, 1, -1, attrs_scaled_dot_product_attention_masked, 1, gen::op_scaled_dot_product_attention_masked},
+    {"conv1d", 2, 1, -1, attrs_conv1d, 4, gen::op_conv1d},
+    {"conv2d", 2, 1, -1, attrs_conv2d, 4, gen::op_conv2d},
+    {"conv3d", 2, 1, -1, attrs_conv3d, 4, gen::op_conv3d},
+    {"conv_transpose1d", 2, 1, -1, attrs_conv_transpose1d, 5, gen::op_conv_transpose1d},
+    {"conv_transpose2d", 2, 1, -1, attrs_conv_transpose2d, 5, gen::op_conv_transpose2d},
+    {"conv_transpose3d", 2, 1, -1, attrs_conv_transpose3d, 5, gen::op_conv_transpose3d},
+    {"max_pool1d", 1, 1, -1, attrs_max_pool1d, 3, gen::op_max_pool1d},
+    {"avg_pool1d", 1, 1, -1, attrs_avg_pool1d, 3, gen::op_avg_pool1d},
+    {"max_pool2d", 1, 1, -1, attrs_max_pool2d, 3, gen::op_max_pool2d},
+    {"avg_pool2d", 1, 1, -1, attrs_avg_pool2d, 3, gen::op_avg_pool2d},
+    {"relu", 1, 1, -1, nullptr, 0, gen::op_relu},
+    {"leaky_relu", 1, 1, -1, attrs_leaky_relu, 1, gen::op_leaky_relu},
+    {"elu", 1, 1, -1, attrs_elu, 1, gen::op_elu},
+    {"gelu", 1, 1, -1, nullptr, 0, gen::op_gelu},
+    {"gelu_tanh", 1, 1, -1, nullptr, 0, gen::op_gelu_tanh},
+    {"silu", 1, 1, -1, nullptr, 0, gen::op_silu},
+    {"softplus", 1, 1, -1, nullptr, 0, gen::op_softplus},
+    {"log_sigmoid", 1, 1, -1, nullptr, 0, gen::op_log_sigmoid},
+    {"fft", 1, 1, -1, attrs_fft, 2, gen::op_fft},
+    {"fftn", 1, 1, -1, attrs_fftn, 2, gen::op_fftn},
+    {"ifft", 1, 1, -1, attrs_ifft, 2, gen::op_ifft},
+    {"ifftn", 1, 1, -1, attrs_ifftn, 2, gen::op_ifftn},
+    {"rfft", 1, 1, -1, attrs_rfft, 2, gen::op_rfft},
+    {"rfftn", 1, 1, -1, attrs_rfftn, 2, gen::op_rfftn},
+    {"irfft", 1, 1, -1, attrs_irfft, 2, gen::op_irfft},
+    {"irfftn", 1, 1, -1, attrs_irfftn, 2, gen::op_irfftn},
+    {"fftshift", 1, 1, -1, attrs_fftshift, 1, gen::op_fftshift},
+    {"ifftshift", 1, 1, -1, attrs_ifftshift, 1, gen::op_ifftshift},
     {"reshape", 1, 1, -1, attrs_reshape, 1, gen::op_reshape},
     {"transpose", 1, 1, -1, attrs_transpose, 1, gen::op_transpose},
     {"broadcast_to", 1, 1, -1, attrs_broadcast_to, 1, gen::op_broadcast_to},
@@ -223,6 +536,18 @@ const OpRow kOpRows[] = {
     {"topk", 1, 1, -1, attrs_topk, 2, gen::op_topk},
     {"partition", 1, 1, -1, attrs_partition, 2, gen::op_partition},
     {"argpartition", 1, 1, -1, attrs_argpartition, 2, gen::op_argpartition},
+    {"key", 0, 1, -1, attrs_key, 1, gen::op_key},
+    {"key_split", 1, 0, 0, attrs_key_split, 1, gen::op_key_split},
+    {"uniform", 1, 1, -1, attrs_uniform, 4, gen::op_uniform},
+    {"normal", 1, 1, -1, attrs_normal, 4, gen::op_normal},
+    {"randint", 1, 1, -1, attrs_randint, 4, gen::op_randint},
+    {"bernoulli", 1, 1, -1, attrs_bernoulli, 2, gen::op_bernoulli},
+    {"categorical", 2, 1, -1, attrs_categorical, 2, gen::op_categorical},
+    {"permutation", 1, 1, -1, attrs_permutation, 1, gen::op_permutation},
+    {"shuffle", 2, 1, -1, attrs_shuffle, 1, gen::op_shuffle},
+    {"truncated_normal", 1, 1, -1, attrs_truncated_normal, 4, gen::op_truncated_normal},
+    {"gumbel", 1, 1, -1, attrs_gumbel, 2, gen::op_gumbel},
+    {"laplace", 1, 1, -1, attrs_laplace, 4, gen::op_laplace},
     {"astype", 1, 1, -1, attrs_astype, 1, gen::op_astype},
     {"full", 0, 1, -1, attrs_full, 3, gen::op_full},
     {"zeros", 0, 1, -1, attrs_zeros, 2, gen::op_zeros},

@@ -12,6 +12,32 @@ enum emily_opcode {
   EMILY_OP_POWER, /* Pow */
   EMILY_OP_MAXIMUM, /* Maximum */
   EMILY_OP_MINIMUM, /* Minimum */
+  EMILY_OP_FLOOR_DIVIDE, /* FloorDivide */
+  EMILY_OP_REMAINDER, /* Remainder */
+  EMILY_OP_DIVMOD, /* DivMod */
+  EMILY_OP_LOGADDEXP, /* LogAddExp */
+  EMILY_OP_ARCTAN2, /* Arctan2 */
+  EMILY_OP_EQUAL, /* Equal */
+  EMILY_OP_NOT_EQUAL, /* NotEqual */
+  EMILY_OP_LESS, /* Less */
+  EMILY_OP_LESS_EQUAL, /* LessEqual */
+  EMILY_OP_GREATER, /* Greater */
+  EMILY_OP_GREATER_EQUAL, /* GreaterEqual */
+  EMILY_OP_WHERE, /* Where */
+  EMILY_OP_CLIP, /* Clip */
+  EMILY_OP_IS_CLOSE, /* IsClose */
+  EMILY_OP_ALL_CLOSE, /* AllClose */
+  EMILY_OP_ARRAY_EQUAL, /* ArrayEqual */
+  EMILY_OP_LOGICAL_AND, /* LogicalAnd */
+  EMILY_OP_LOGICAL_OR, /* LogicalOr */
+  EMILY_OP_LOGICAL_XOR, /* LogicalXor */
+  EMILY_OP_LOGICAL_NOT, /* LogicalNot */
+  EMILY_OP_BITWISE_AND, /* BitwiseAnd */
+  EMILY_OP_BITWISE_OR, /* BitwiseOr */
+  EMILY_OP_BITWISE_XOR, /* BitwiseXor */
+  EMILY_OP_BITWISE_INVERT, /* BitwiseInvert */
+  EMILY_OP_LEFT_SHIFT, /* LeftShift */
+  EMILY_OP_RIGHT_SHIFT, /* RightShift */
   EMILY_OP_NEGATIVE, /* Neg */
   EMILY_OP_EXP, /* Exp */
   EMILY_OP_LOG, /* Log */
@@ -19,6 +45,43 @@ enum emily_opcode {
   EMILY_OP_SQRT, /* Sqrt */
   EMILY_OP_ABS, /* Abs */
   EMILY_OP_SIGMOID, /* Sigmoid */
+  EMILY_OP_SQUARE, /* Square */
+  EMILY_OP_RSQRT, /* Rsqrt */
+  EMILY_OP_RECIPROCAL, /* Reciprocal */
+  EMILY_OP_SIGN, /* Sign */
+  EMILY_OP_FLOOR, /* Floor */
+  EMILY_OP_CEIL, /* Ceil */
+  EMILY_OP_TRUNC, /* Trunc */
+  EMILY_OP_ROUND, /* Round */
+  EMILY_OP_EXPM1, /* Expm1 */
+  EMILY_OP_LOG1P, /* Log1p */
+  EMILY_OP_LOG2, /* Log2 */
+  EMILY_OP_LOG10, /* Log10 */
+  EMILY_OP_SIN, /* Sin */
+  EMILY_OP_COS, /* Cos */
+  EMILY_OP_TAN, /* Tan */
+  EMILY_OP_ARCSIN, /* Arcsin */
+  EMILY_OP_ARCCOS, /* Arccos */
+  EMILY_OP_ARCTAN, /* Arctan */
+  EMILY_OP_SINH, /* Sinh */
+  EMILY_OP_COSH, /* Cosh */
+  EMILY_OP_ARCSINH, /* Arcsinh */
+  EMILY_OP_ARCCOSH, /* Arccosh */
+  EMILY_OP_ARCTANH, /* Arctanh */
+  EMILY_OP_DEGREES, /* Degrees */
+  EMILY_OP_RADIANS, /* Radians */
+  EMILY_OP_ERF, /* Erf */
+  EMILY_OP_ERFINV, /* ErfInv */
+  EMILY_OP_ISNAN, /* IsNaN */
+  EMILY_OP_ISINF, /* IsInf */
+  EMILY_OP_ISFINITE, /* IsFinite */
+  EMILY_OP_ISPOSINF, /* IsPosInf */
+  EMILY_OP_ISNEGINF, /* IsNegInf */
+  EMILY_OP_NAN_TO_NUM, /* NanToNum */
+  EMILY_OP_CONJUGATE, /* Conj */
+  EMILY_OP_REAL, /* Real */
+  EMILY_OP_IMAG, /* Imag */
+  EMILY_OP_STOP_GRADIENT, /* StopGradient */
   EMILY_OP_SUM, /* Sum */
   EMILY_OP_MAX, /* Max */
   EMILY_OP_MIN, /* Min */
@@ -39,6 +102,65 @@ enum emily_opcode {
   EMILY_OP_CUMMIN, /* Cummin */
   EMILY_OP_LOGCUMSUMEXP, /* LogCumSumExp */
   EMILY_OP_MATMUL, /* Matmul */
+  EMILY_OP_DOT, /* Dot */
+  EMILY_OP_OUTER, /* Outer */
+  EMILY_OP_INNER, /* Inner */
+  EMILY_OP_TENSORDOT, /* Tensordot */
+  EMILY_OP_TENSORDOT_AXES, /* TensordotAxes */
+  EMILY_OP_EINSUM, /* Einsum */
+  EMILY_OP_NORM, /* Norm */
+  EMILY_OP_INV, /* Inv */
+  EMILY_OP_SOLVE, /* Solve */
+  EMILY_OP_CHOLESKY, /* Cholesky */
+  EMILY_OP_QR, /* QR */
+  EMILY_OP_SVD, /* SVD */
+  EMILY_OP_SVDVALS, /* SingularValues */
+  EMILY_OP_EIGH, /* Eigh */
+  EMILY_OP_EIGVALSH, /* Eigvalsh */
+  EMILY_OP_PINV, /* Pinv */
+  EMILY_OP_TRI_INV, /* TriInv */
+  EMILY_OP_DET, /* Det */
+  EMILY_OP_SLOGDET, /* Slogdet */
+  EMILY_OP_CROSS, /* Cross */
+  EMILY_OP_TRIL, /* Tril */
+  EMILY_OP_TRIU, /* Triu */
+  EMILY_OP_DIAGONAL, /* Diagonal */
+  EMILY_OP_TRACE, /* Trace */
+  EMILY_OP_SOFTMAX, /* Softmax */
+  EMILY_OP_LOG_SOFTMAX, /* LogSoftmax */
+  EMILY_OP_LAYER_NORM, /* LayerNorm */
+  EMILY_OP_RMS_NORM, /* RMSNorm */
+  EMILY_OP_ROPE, /* RoPE */
+  EMILY_OP_SCALED_DOT_PRODUCT_ATTENTION, /* ScaledDotProductAttention */
+  EMILY_OP_SCALED_DOT_PRODUCT_ATTENTION_MASKED, /* ScaledDotProductAttentionMasked */
+  EMILY_OP_CONV1D, /* Conv1d */
+  EMILY_OP_CONV2D, /* Conv2d */
+  EMILY_OP_CONV3D, /* Conv3d */
+  EMILY_OP_CONV_TRANSPOSE1D, /* ConvTranspose1d */
+  EMILY_OP_CONV_TRANSPOSE2D, /* ConvTranspose2d */
+  EMILY_OP_CONV_TRANSPOSE3D, /* ConvTranspose3d */
+  EMILY_OP_MAX_POOL1D, /* MaxPool1d */
+  EMILY_OP_AVG_POOL1D, /* AvgPool1d */
+  EMILY_OP_MAX_POOL2D, /* MaxPool2d */
+  EMILY_OP_AVG_POOL2D, /* AvgPool2d */
+  EMILY_OP_RELU, /* Relu */
+  EMILY_OP_LEAKY_RELU, /* LeakyRelu */
+  EMILY_OP_ELU, /* Elu */
+  EMILY_OP_GELU, /* Gelu */
+  EMILY_OP_GELU_TANH, /* GeluTanh */
+  EMILY_OP_SILU, /* Silu */
+  EMILY_OP_SOFTPLUS, /* Softplus */
+  EMILY_OP_LOG_SIGMOID, /* LogSigmoid */
+  EMILY_OP_FFT, /* FFT */
+  EMILY_OP_FFTN, /* FFTN */
+  EMILY_OP_IFFT, /* IFFT */
+  EMILY_OP_IFFTN, /* IFFTN */
+  EMILY_OP_RFFT, /* RFFT */
+  EMILY_OP_RFFTN, /* RFFTN */
+  EMILY_OP_IRFFT, /* IRFFT */
+  EMILY_OP_IRFFTN, /* IRFFTN */
+  EMILY_OP_FFTSHIFT, /* FFTShift */
+  EMILY_OP_IFFTSHIFT, /* IFFTShift */
   EMILY_OP_RESHAPE, /* Reshape */
   EMILY_OP_TRANSPOSE, /* Transpose */
   EMILY_OP_BROADCAST_TO, /* BroadcastTo */
@@ -77,6 +199,18 @@ enum emily_opcode {
   EMILY_OP_TOPK, /* TopK */
   EMILY_OP_PARTITION, /* Partition */
   EMILY_OP_ARGPARTITION, /* Argpartition */
+  EMILY_OP_KEY, /* Key */
+  EMILY_OP_KEY_SPLIT, /* KeySplit */
+  EMILY_OP_UNIFORM, /* Uniform */
+  EMILY_OP_NORMAL, /* Normal */
+  EMILY_OP_RANDINT, /* Randint */
+  EMILY_OP_BERNOULLI, /* Bernoulli */
+  EMILY_OP_CATEGORICAL, /* Categorical */
+  EMILY_OP_PERMUTATION, /* Permutation */
+  EMILY_OP_SHUFFLE, /* Shuffle */
+  EMILY_OP_TRUNCATED_NORMAL, /* TruncatedNormal */
+  EMILY_OP_GUMBEL, /* Gumbel */
+  EMILY_OP_LAPLACE, /* Laplace */
   EMILY_OP_ASTYPE, /* Astype */
   EMILY_OP_FULL, /* Full */
   EMILY_OP_ZEROS, /* Zeros */

@@ -3,6 +3,7 @@ library behind `jupyter nbconvert --execute`, on the emily kernel."""
 import pathlib
 
 import nbformat
+import numpy as np
 import pytest
 from nbclient import NotebookClient
 
@@ -36,3 +37,50 @@ def test_tour_outputs():
     assert "= multiply in0, in0" in texts[3]
     assert texts[4] == texts[2]
     assert texts[5] == "Tensor float32[2 2]\n[[2. 3.]\n [8. 9.]]"
+
+
+def numbers(text):
+    return np.array([float(v) for v in text.strip().strip("[]").split()])
+
+
+def example_data():
+    i = np.arange(300, dtype=np.float32)
+    c = np.remainder(i, 3)
+    x = (c != 0).astype(np.float32) * 5 + np.sin(i * np.float32(1.7)) * np.float32(0.8)
+    y = (c == 2).astype(np.float32) * 5 + np.cos(i * np.float32(2.3)) * np.float32(0.8)
+    return np.stack([x, y], 1).astype(np.float32), c.astype(np.int64)
+
+
+def run(name):
+    nb = nbformat.read(NOTEBOOKS[0].parent / name, as_version=4)
+    NotebookClient(nb, kernel_name="emily", timeout=120).execute()
+    return [outputs_text(c) for c in nb.cells if c.cell_type == "code"]
+
+
+def test_kmeans_reaches_numpys_centroids():
+    texts = run("kmeans.ipynb")
+    X, _ = example_data()
+    C = X[:3].copy()
+    for _ in range(10):
+        d = ((X[:, None, :] - C[None, :, :]) ** 2).sum(2)
+        onehot = (d.argmin(1)[:, None] == np.arange(3)).astype(np.float32)
+        C = (onehot.T @ X) / onehot.sum(0)[:, None]
+    np.testing.assert_allclose(numbers(texts[-1]), C.ravel(), rtol=1e-4, atol=1e-4)
+
+
+def test_softmax_regression_reaches_numpys_weights():
+    texts = run("softmax-regression.ipynb")
+    X, labels = example_data()
+    Y = (labels[:, None] == np.arange(3)).astype(np.float32)
+    W = np.zeros((2, 3), np.float32)
+    b = np.zeros(3, np.float32)
+    for _ in range(200):
+        logits = X @ W + b
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        p = e / e.sum(1, keepdims=True)
+        g = (p - Y) / 300
+        W, b = W - (X.T @ g) * 0.1, b - g.sum(0) * 0.1
+    np.testing.assert_allclose(numbers(texts[-2]), W.ravel(), rtol=1e-3, atol=1e-4)
+    accuracy = float(texts[-1])
+    want = ((X @ W + b).argmax(1) == labels).mean()
+    assert abs(accuracy - want) < 1e-6 and accuracy > 0.95

@@ -52,6 +52,30 @@ var manual = map[string]caller{
 	"Arange": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.ArangeOf(dtypeAttr(at, "dtype"), floatAttr(at, "start"), floatAttr(at, "stop"), floatAttr(at, "step"))}
 	},
+	"Where": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Where(in[0], in[1], in[2])}
+	},
+	"Einsum": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Einsum(stringAttr(at, "subscripts"), in...)}
+	},
+	"LayerNorm": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		x, rest := in[0], in[1:]
+		var w, b *emily.Tensor
+		if boolAttr(at, "has_weight") {
+			w, rest = rest[0], rest[1:]
+		}
+		if boolAttr(at, "has_bias") {
+			b = rest[0]
+		}
+		return []*emily.Tensor{emily.LayerNorm(x, w, b, floatAttr(at, "eps"))}
+	},
+	"RMSNorm": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		var w *emily.Tensor
+		if boolAttr(at, "has_weight") {
+			w = in[1]
+		}
+		return []*emily.Tensor{emily.RMSNorm(in[0], w, floatAttr(at, "eps"))}
+	},
 }
 
 func intAttr(at map[string]any, name string) int {

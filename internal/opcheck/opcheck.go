@@ -135,7 +135,15 @@ func samplesOf(op opspec.Op, dt string) []opspec.Sample {
 		for i := range shapes {
 			shapes[i] = []int{len(specials)}
 		}
-		s = append(append([]opspec.Sample{}, s...), opspec.Sample{Shapes: shapes, Attrs: map[string]any{"special": true}})
+		// The special sample keeps the first sample's attributes (an op
+		// with attributes needs them: Round's decimals, NanToNum's values).
+		attrs := map[string]any{"special": true}
+		if len(s) > 0 {
+			for k, v := range s[0].Attrs {
+				attrs[k] = v
+			}
+		}
+		s = append(append([]opspec.Sample{}, s...), opspec.Sample{Shapes: shapes, Attrs: attrs})
 	}
 	return s
 }
@@ -188,6 +196,9 @@ func runCase(dir string, op opspec.Op, fn namedCall, dt string, si int, sample o
 			vals = specials[:n]
 		default:
 			vals = values(r, n, idt, dom)
+		}
+		if dom == opspec.SPD {
+			vals = spd(vals, shape)
 		}
 		t := tensorOf(vals, idt, shape)
 		file := fmt.Sprintf("%s.in%d.npy", id, i)

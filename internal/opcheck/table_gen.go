@@ -27,6 +27,90 @@ var generated = map[string]caller{
 	"Minimum": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Minimum(in[0], in[1])}
 	},
+	"FloorDivide": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.FloorDivide(in[0], in[1])}
+	},
+	"Remainder": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Remainder(in[0], in[1])}
+	},
+	"DivMod": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return func() []*emily.Tensor { r0, r1 := emily.DivMod(in[0], in[1]); return []*emily.Tensor{r0, r1} }()
+	},
+	"LogAddExp": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogAddExp(in[0], in[1])}
+	},
+	"Arctan2": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arctan2(in[0], in[1])}
+	},
+	"Equal": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Equal(in[0], in[1])}
+	},
+	"NotEqual": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.NotEqual(in[0], in[1])}
+	},
+	"Less": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Less(in[0], in[1])}
+	},
+	"LessEqual": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LessEqual(in[0], in[1])}
+	},
+	"Greater": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Greater(in[0], in[1])}
+	},
+	"GreaterEqual": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.GreaterEqual(in[0], in[1])}
+	},
+	"Clip": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Clip(in[0], in[1], in[2])}
+	},
+	"IsClose": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsClose(in[0], in[1])}
+	},
+	"IsCloseTol": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsCloseTol(in[0], in[1], floatAttr(at, "rtol"), floatAttr(at, "atol"), boolAttr(at, "equal_nan"))}
+	},
+	"AllClose": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.AllClose(in[0], in[1])}
+	},
+	"AllCloseTol": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.AllCloseTol(in[0], in[1], floatAttr(at, "rtol"), floatAttr(at, "atol"), boolAttr(at, "equal_nan"))}
+	},
+	"ArrayEqual": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ArrayEqual(in[0], in[1])}
+	},
+	"ArrayEqualNaN": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ArrayEqualNaN(in[0], in[1])}
+	},
+	"LogicalAnd": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogicalAnd(in[0], in[1])}
+	},
+	"LogicalOr": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogicalOr(in[0], in[1])}
+	},
+	"LogicalXor": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogicalXor(in[0], in[1])}
+	},
+	"LogicalNot": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogicalNot(in[0])}
+	},
+	"BitwiseAnd": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.BitwiseAnd(in[0], in[1])}
+	},
+	"BitwiseOr": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.BitwiseOr(in[0], in[1])}
+	},
+	"BitwiseXor": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.BitwiseXor(in[0], in[1])}
+	},
+	"BitwiseInvert": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.BitwiseInvert(in[0])}
+	},
+	"LeftShift": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LeftShift(in[0], in[1])}
+	},
+	"RightShift": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RightShift(in[0], in[1])}
+	},
 	"Neg":  func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Neg(in[0])} },
 	"Exp":  func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Exp(in[0])} },
 	"Log":  func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Log(in[0])} },
@@ -35,6 +119,99 @@ var generated = map[string]caller{
 	"Abs":  func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Abs(in[0])} },
 	"Sigmoid": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Sigmoid(in[0])}
+	},
+	"Square": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Square(in[0])}
+	},
+	"Rsqrt": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Rsqrt(in[0])}
+	},
+	"Reciprocal": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Reciprocal(in[0])}
+	},
+	"Sign": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Sign(in[0])} },
+	"Floor": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Floor(in[0])}
+	},
+	"Ceil": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Ceil(in[0])} },
+	"Trunc": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Trunc(in[0])}
+	},
+	"Round": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Round(in[0])}
+	},
+	"RoundTo": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RoundTo(in[0], intAttr(at, "decimals"))}
+	},
+	"Expm1": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Expm1(in[0])}
+	},
+	"Log1p": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Log1p(in[0])}
+	},
+	"Log2": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Log2(in[0])} },
+	"Log10": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Log10(in[0])}
+	},
+	"Sin": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Sin(in[0])} },
+	"Cos": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Cos(in[0])} },
+	"Tan": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Tan(in[0])} },
+	"Arcsin": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arcsin(in[0])}
+	},
+	"Arccos": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arccos(in[0])}
+	},
+	"Arctan": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arctan(in[0])}
+	},
+	"Sinh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Sinh(in[0])} },
+	"Cosh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Cosh(in[0])} },
+	"Arcsinh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arcsinh(in[0])}
+	},
+	"Arccosh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arccosh(in[0])}
+	},
+	"Arctanh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Arctanh(in[0])}
+	},
+	"Degrees": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Degrees(in[0])}
+	},
+	"Radians": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Radians(in[0])}
+	},
+	"Erf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Erf(in[0])} },
+	"ErfInv": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ErfInv(in[0])}
+	},
+	"IsNaN": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsNaN(in[0])}
+	},
+	"IsInf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsInf(in[0])}
+	},
+	"IsFinite": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsFinite(in[0])}
+	},
+	"IsPosInf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsPosInf(in[0])}
+	},
+	"IsNegInf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IsNegInf(in[0])}
+	},
+	"NanToNum": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.NanToNum(in[0])}
+	},
+	"NanToNumWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.NanToNumWith(in[0], floatAttr(at, "nan"), floatAttr(at, "posinf"), floatAttr(at, "neginf"))}
+	},
+	"Conj": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Conj(in[0])} },
+	"Real": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Real(in[0])} },
+	"Imag": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Imag(in[0])} },
+	"StopGradient": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.StopGradient(in[0])}
 	},
 	"Sum": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Sum(in[0], intsAttr(at, "axes")...)}
@@ -159,6 +336,238 @@ var generated = map[string]caller{
 	"Matmul": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Matmul(in[0], in[1])}
 	},
+	"Dot": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Dot(in[0], in[1])}
+	},
+	"Outer": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Outer(in[0], in[1])}
+	},
+	"Inner": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Inner(in[0], in[1])}
+	},
+	"Tensordot": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Tensordot(in[0], in[1], intAttr(at, "n"))}
+	},
+	"TensordotAxes": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.TensordotAxes(in[0], in[1], intsAttr(at, "axes_a"), intsAttr(at, "axes_b"))}
+	},
+	"Norm": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Norm(in[0], intsAttr(at, "axes")...)}
+	},
+	"NormOrd": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.NormOrd(in[0], floatAttr(at, "ord"), intsAttr(at, "axes")...)}
+	},
+	"Inv": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Inv(in[0])} },
+	"Solve": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Solve(in[0], in[1])}
+	},
+	"Cholesky": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Cholesky(in[0])}
+	},
+	"CholeskyUpper": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CholeskyUpper(in[0])}
+	},
+	"QR": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return func() []*emily.Tensor { r0, r1 := emily.QR(in[0]); return []*emily.Tensor{r0, r1} }()
+	},
+	"SVD": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return func() []*emily.Tensor { r0, r1, r2 := emily.SVD(in[0]); return []*emily.Tensor{r0, r1, r2} }()
+	},
+	"SingularValues": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.SingularValues(in[0])}
+	},
+	"Eigh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return func() []*emily.Tensor { r0, r1 := emily.Eigh(in[0]); return []*emily.Tensor{r0, r1} }()
+	},
+	"Eigvalsh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Eigvalsh(in[0])}
+	},
+	"Pinv": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Pinv(in[0])} },
+	"TriInv": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.TriInv(in[0], boolAttr(at, "upper"))}
+	},
+	"Det": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Det(in[0])} },
+	"Slogdet": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return func() []*emily.Tensor { r0, r1 := emily.Slogdet(in[0]); return []*emily.Tensor{r0, r1} }()
+	},
+	"Cross": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Cross(in[0], in[1])}
+	},
+	"CrossAxis": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CrossAxis(in[0], in[1], intAttr(at, "axis"))}
+	},
+	"Tril": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Tril(in[0], intAttr(at, "k"))}
+	},
+	"Triu": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Triu(in[0], intAttr(at, "k"))}
+	},
+	"Diagonal": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Diagonal(in[0])}
+	},
+	"DiagonalWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.DiagonalWith(in[0], intAttr(at, "offset"), intAttr(at, "axis1"), intAttr(at, "axis2"))}
+	},
+	"Trace": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Trace(in[0])}
+	},
+	"TraceWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.TraceWith(in[0], intAttr(at, "offset"), intAttr(at, "axis1"), intAttr(at, "axis2"))}
+	},
+	"Softmax": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Softmax(in[0], intsAttr(at, "axes")...)}
+	},
+	"LogSoftmax": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogSoftmax(in[0], intsAttr(at, "axes")...)}
+	},
+	"RoPE": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RoPE(in[0], intAttr(at, "dims"), boolAttr(at, "traditional"), floatAttr(at, "base"), floatAttr(at, "scale"), intAttr(at, "offset"))}
+	},
+	"ScaledDotProductAttention": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ScaledDotProductAttention(in[0], in[1], in[2], floatAttr(at, "scale"))}
+	},
+	"ScaledDotProductAttentionCausal": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ScaledDotProductAttentionCausal(in[0], in[1], in[2], floatAttr(at, "scale"))}
+	},
+	"ScaledDotProductAttentionMasked": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ScaledDotProductAttentionMasked(in[0], in[1], in[2], in[3], floatAttr(at, "scale"))}
+	},
+	"Conv1d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Conv1d(in[0], in[1])}
+	},
+	"Conv1dWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Conv1dWith(in[0], in[1], intAttr(at, "stride"), intAttr(at, "padding"), intAttr(at, "dilation"), intAttr(at, "groups"))}
+	},
+	"Conv2d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Conv2d(in[0], in[1])}
+	},
+	"Conv2dWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Conv2dWith(in[0], in[1], intsAttr(at, "stride"), intsAttr(at, "padding"), intsAttr(at, "dilation"), intAttr(at, "groups"))}
+	},
+	"Conv3d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Conv3d(in[0], in[1])}
+	},
+	"Conv3dWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Conv3dWith(in[0], in[1], intsAttr(at, "stride"), intsAttr(at, "padding"), intsAttr(at, "dilation"), intAttr(at, "groups"))}
+	},
+	"ConvTranspose1d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ConvTranspose1d(in[0], in[1])}
+	},
+	"ConvTranspose1dWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ConvTranspose1dWith(in[0], in[1], intsAttr(at, "stride"), intsAttr(at, "padding"), intsAttr(at, "dilation"), intsAttr(at, "output_padding"), intAttr(at, "groups"))}
+	},
+	"ConvTranspose2d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ConvTranspose2d(in[0], in[1])}
+	},
+	"ConvTranspose2dWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ConvTranspose2dWith(in[0], in[1], intsAttr(at, "stride"), intsAttr(at, "padding"), intsAttr(at, "dilation"), intsAttr(at, "output_padding"), intAttr(at, "groups"))}
+	},
+	"ConvTranspose3d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ConvTranspose3d(in[0], in[1])}
+	},
+	"ConvTranspose3dWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.ConvTranspose3dWith(in[0], in[1], intsAttr(at, "stride"), intsAttr(at, "padding"), intsAttr(at, "dilation"), intsAttr(at, "output_padding"), intAttr(at, "groups"))}
+	},
+	"MaxPool1d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.MaxPool1d(in[0], intAttr(at, "kernel"))}
+	},
+	"MaxPool1dWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.MaxPool1dWith(in[0], intAttr(at, "kernel"), intAttr(at, "stride"), intAttr(at, "padding"))}
+	},
+	"AvgPool1d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.AvgPool1d(in[0], intAttr(at, "kernel"))}
+	},
+	"AvgPool1dWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.AvgPool1dWith(in[0], intAttr(at, "kernel"), intAttr(at, "stride"), intAttr(at, "padding"))}
+	},
+	"MaxPool2d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.MaxPool2d(in[0], intsAttr(at, "kernel"))}
+	},
+	"MaxPool2dWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.MaxPool2dWith(in[0], intsAttr(at, "kernel"), intsAttr(at, "stride"), intsAttr(at, "padding"))}
+	},
+	"AvgPool2d": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.AvgPool2d(in[0], intsAttr(at, "kernel"))}
+	},
+	"AvgPool2dWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.AvgPool2dWith(in[0], intsAttr(at, "kernel"), intsAttr(at, "stride"), intsAttr(at, "padding"))}
+	},
+	"Relu": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Relu(in[0])} },
+	"LeakyRelu": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LeakyRelu(in[0], floatAttr(at, "slope"))}
+	},
+	"Elu": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Elu(in[0], floatAttr(at, "alpha"))}
+	},
+	"Gelu": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Gelu(in[0])} },
+	"GeluTanh": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.GeluTanh(in[0])}
+	},
+	"Silu": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.Silu(in[0])} },
+	"Softplus": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Softplus(in[0])}
+	},
+	"LogSigmoid": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LogSigmoid(in[0])}
+	},
+	"FFT": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.FFT(in[0])} },
+	"FFTWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.FFTWith(in[0], intAttr(at, "n"), intAttr(at, "axis"))}
+	},
+	"FFTN": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.FFTN(in[0], intsAttr(at, "axes")...)}
+	},
+	"FFT2": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.FFT2(in[0])} },
+	"FFTNWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.FFTNWith(in[0], intsAttr(at, "n"), intsAttr(at, "axes")...)}
+	},
+	"IFFT": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.IFFT(in[0])} },
+	"IFFTWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IFFTWith(in[0], intAttr(at, "n"), intAttr(at, "axis"))}
+	},
+	"IFFTN": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IFFTN(in[0], intsAttr(at, "axes")...)}
+	},
+	"IFFT2": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IFFT2(in[0])}
+	},
+	"IFFTNWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IFFTNWith(in[0], intsAttr(at, "n"), intsAttr(at, "axes")...)}
+	},
+	"RFFT": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor { return []*emily.Tensor{emily.RFFT(in[0])} },
+	"RFFTWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RFFTWith(in[0], intAttr(at, "n"), intAttr(at, "axis"))}
+	},
+	"RFFTN": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RFFTN(in[0], intsAttr(at, "axes")...)}
+	},
+	"RFFT2": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RFFT2(in[0])}
+	},
+	"RFFTNWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RFFTNWith(in[0], intsAttr(at, "n"), intsAttr(at, "axes")...)}
+	},
+	"IRFFT": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IRFFT(in[0])}
+	},
+	"IRFFTWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IRFFTWith(in[0], intAttr(at, "n"), intAttr(at, "axis"))}
+	},
+	"IRFFTN": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IRFFTN(in[0], intsAttr(at, "axes")...)}
+	},
+	"IRFFT2": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IRFFT2(in[0])}
+	},
+	"IRFFTNWith": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IRFFTNWith(in[0], intsAttr(at, "n"), intsAttr(at, "axes")...)}
+	},
+	"FFTShift": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.FFTShift(in[0], intsAttr(at, "axes")...)}
+	},
+	"IFFTShift": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.IFFTShift(in[0], intsAttr(at, "axes")...)}
+	},
 	"Reshape": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Reshape(in[0], intsAttr(at, "dims")...)}
 	},
@@ -245,6 +654,63 @@ var generated = map[string]caller{
 	},
 	"Argpartition": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Argpartition(in[0], intAttr(at, "kth"), intAttr(at, "axis"))}
+	},
+	"Key": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Key(intAttr(at, "seed"))}
+	},
+	"KeySplit": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return emily.KeySplit(in[0], intAttr(at, "num"))
+	},
+	"Uniform": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Uniform(in[0], floatAttr(at, "low"), floatAttr(at, "high"), intsAttr(at, "dims")...)}
+	},
+	"UniformOf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.UniformOf(in[0], floatAttr(at, "low"), floatAttr(at, "high"), dtypeAttr(at, "dtype"), intsAttr(at, "dims")...)}
+	},
+	"Normal": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Normal(in[0], intsAttr(at, "dims")...)}
+	},
+	"NormalOf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.NormalOf(in[0], floatAttr(at, "loc"), floatAttr(at, "scale"), dtypeAttr(at, "dtype"), intsAttr(at, "dims")...)}
+	},
+	"Randint": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Randint(in[0], intAttr(at, "low"), intAttr(at, "high"), intsAttr(at, "dims")...)}
+	},
+	"RandintOf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RandintOf(in[0], intAttr(at, "low"), intAttr(at, "high"), dtypeAttr(at, "dtype"), intsAttr(at, "dims")...)}
+	},
+	"Bernoulli": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Bernoulli(in[0], floatAttr(at, "p"), intsAttr(at, "dims")...)}
+	},
+	"Categorical": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Categorical(in[0], in[1], intAttr(at, "axis"))}
+	},
+	"CategoricalN": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.CategoricalN(in[0], in[1], intAttr(at, "axis"), intAttr(at, "num"))}
+	},
+	"Permutation": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Permutation(in[0], intAttr(at, "n"))}
+	},
+	"Shuffle": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Shuffle(in[0], in[1], intAttr(at, "axis"))}
+	},
+	"TruncatedNormal": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.TruncatedNormal(in[0], floatAttr(at, "lower"), floatAttr(at, "upper"), intsAttr(at, "dims")...)}
+	},
+	"TruncatedNormalOf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.TruncatedNormalOf(in[0], floatAttr(at, "lower"), floatAttr(at, "upper"), dtypeAttr(at, "dtype"), intsAttr(at, "dims")...)}
+	},
+	"Gumbel": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Gumbel(in[0], intsAttr(at, "dims")...)}
+	},
+	"GumbelOf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.GumbelOf(in[0], dtypeAttr(at, "dtype"), intsAttr(at, "dims")...)}
+	},
+	"Laplace": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Laplace(in[0], intsAttr(at, "dims")...)}
+	},
+	"LaplaceOf": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.LaplaceOf(in[0], floatAttr(at, "loc"), floatAttr(at, "scale"), dtypeAttr(at, "dtype"), intsAttr(at, "dims")...)}
 	},
 	"Astype": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Astype(in[0], dtypeAttr(at, "dtype"))}

@@ -2,6 +2,7 @@ package opcheck
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
 	"math"
 
@@ -110,4 +111,33 @@ func tensorOf(vals []float64, dt string, shape []int) *emily.Tensor {
 		return t
 	}
 	return emily.Astype(t, d)
+}
+
+// spd turns each trailing n×n matrix A of vals into A Aᵀ/n + I: symmetric
+// positive definite with eigenvalues of order 1 to 17 (Cholesky's domain).
+func spd(vals []float64, shape []int) []float64 {
+	if len(shape) < 2 || shape[len(shape)-1] != shape[len(shape)-2] {
+		panic(fmt.Sprintf("opcheck: the SPD domain needs square matrices, got shape %v", shape))
+	}
+	n := shape[len(shape)-1]
+	out := make([]float64, len(vals))
+	for base := 0; base+n*n <= len(vals); base += n * n {
+		a := vals[base : base+n*n]
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				var s float64
+				for k := 0; k < n; k++ {
+					s += a[i*n+k] * a[j*n+k]
+				}
+				s /= float64(n)
+				if i == j {
+					s++
+				}
+				// Round to float32 so the matrix is exactly symmetric in
+				// every dtype the case converts it to.
+				out[base+i*n+j] = float64(float32(s))
+			}
+		}
+	}
+	return out
 }

@@ -124,8 +124,11 @@ Go numbers are weakly typed, as Python scalars are in MLX: a Go integer
 takes the other operand's dtype (int32 tensor + 2 → int32; float16
 tensor + 2 → float16); a Go float takes the other operand's dtype when
 that is a float or complex type, and float32 otherwise (int32 tensor *
-0.5 → float32); a Go bool is bool. With no tensor operand at all, an
-integer is int32 and a float float32.
+0.5 → float32); a Go bool is bool. A Go integer that the other operand's
+integer dtype cannot hold (uint8 tensor + 300) is an error, as in MLX, not
+a wrapped value; int64 and uint64 operands wrap. With no tensor operand at
+all, an integer is int32 (int64 when int32 cannot hold it) and a float
+float32.
 
 Division (` + "`Div`" + `) of integers gives float32, as ` + "`mx.divide`" + `
 does; ` + "`FloorDivide`" + ` keeps integers.

@@ -14,6 +14,20 @@ var binaryOps = []Op{
 	withDomain(binary("Pow", "power", "power", "np.power(a, b)", "returns a raised to b.", Floats, true), Positive),
 	binary("Maximum", "maximum", "maximum", "np.maximum(a, b)", "returns the elementwise larger of a and b (NaN wins).", Numeric, true),
 	binary("Minimum", "minimum", "minimum", "np.minimum(a, b)", "returns the elementwise smaller of a and b (NaN wins).", Numeric, true),
+	// Division with rounding toward -inf, as Python and NumPy do: the
+	// remainder takes the divisor's sign. The gradient of a floored
+	// quotient is zero almost everywhere, so it is not declared.
+	withDomain(binary("FloorDivide", "floor_divide", "floor_divide", "np.floor_divide(a, b)",
+		"returns floor(a / b): integers stay integers, rounded toward negative infinity.", Numeric, false), NonZero),
+	withDomain(binary("Remainder", "remainder", "remainder", "np.remainder(a, b)",
+		"returns a - b*floor(a / b), the remainder with the divisor's sign (Python's %, not C's fmod).", Numeric, true), NonZero),
+	withDomain(Op{Name: "DivMod", IR: "divmod", Inputs: []string{"a", "b"}, Weak: true, Outputs: 2,
+		Cpp: "mx::divmod(a, b, s)", MLX: "mx.divmod", NumPy: "np.divmod(a, b)", DTypes: Numeric,
+		Doc: "returns FloorDivide(a, b) and Remainder(a, b) from one op."}, NonZero),
+	f32precision(binary("LogAddExp", "logaddexp", "logaddexp", "np.logaddexp(a, b)",
+		"returns log(e**a + e**b) without overflowing for large a or b.", Floats, true)),
+	binary("Arctan2", "arctan2", "arctan2", "np.arctan2(a, b)",
+		"returns the angle of the point (b, a) in radians, in [-pi, pi]: arctan(a / b) with the quadrant from both signs.", Floats, true),
 }
 
 func withDomain(op Op, d Domain) Op { op.Domain = d; return op }

@@ -40,7 +40,7 @@ var families = []family{
 	{name: "scan", title: "Cumulative", rows: scanOps, hint: axesHint},
 	{name: "linalg", title: "Linear algebra", rows: linalgOps,
 		hint: "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand"},
-	{name: "nn", title: "Neural networks", rows: nnOps},
+	{name: "nn", title: "Neural networks (channels-last, as MLX: x is (N, L, C), (N, H, W, C) or (N, D, H, W, C); a convolution weight is (C_out, K…, C_in/groups))", rows: nnOps},
 	{name: "fft", title: "FFT", rows: fftOps},
 	{name: "shape", title: "Shape", rows: shapeOps},
 	{name: "index", title: "Indexing, slicing and scatter", rows: indexOps},
