@@ -423,7 +423,12 @@ func (f *Function) build(k string, st settings, inputs []*mlxbind.Array, s mlxbi
 	e := &entry{key: k, inputs: strings.Join(types, ", "), lane: lane, device: st.device, graph: g}
 	compiled := func() {
 		if Listening() {
-			ops := len(g.Schedule())
+			ops := 0
+			for _, n := range g.Schedule() {
+				if n.Kind == ir.ApplyNode || n.Kind == ir.HostNode {
+					ops++
+				}
+			}
 			if e.program != nil {
 				ops = len(e.program.Instrs)
 			}
