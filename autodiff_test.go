@@ -8,7 +8,6 @@ import (
 	"github.com/emily-go/emily"
 )
 
-type fn1 = func(*emily.Tensor) *emily.Tensor
 
 // cubeSum is sum(x^3 * w) + sum(sin(x)): d/dx = 3x^2 w + cos(x), d/dw = x^3.
 func cubeSum(x, w *emily.Tensor) *emily.Tensor {
@@ -165,5 +164,15 @@ func TestGradErrors(t *testing.T) {
 				t.Errorf("%s: error %q does not mention %q", c.name, err, w)
 			}
 		}
+	}
+}
+
+func TestGradOfAHookSaysWhy(t *testing.T) {
+	f := func(x *emily.Tensor) *emily.Tensor {
+		return emily.Sum(emily.Hook(emily.Mul(x, x), "peek", func(v *emily.Tensor) {}))
+	}
+	err := emily.Try(func() { emily.Grad(f).(fn1)(f64(1, 2)) })
+	if err == nil || !strings.Contains(err.Error(), "runs Go code") || strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("Grad of a function with a Hook: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package emily
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -98,6 +99,9 @@ func applyRegion(rop regionOp) []*Tensor {
 		}
 	} else {
 		prog, err := r.Standalone(len(all), nOut)
+		if errors.Is(err, ir.ErrNotLowerable) {
+			panic(newError(rop.name, &rop.hint, fmt.Errorf("the function runs Go code inside (%w), which MLX's transforms cannot see", err), rop.operands))
+		}
 		if err != nil {
 			panic(newError(rop.name, nil, fmt.Errorf("internal error, please report: %w", err), rop.operands))
 		}
