@@ -2,6 +2,7 @@ package emily_test
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -173,5 +174,29 @@ func TestGradOfAHookSaysWhy(t *testing.T) {
 	err := emily.Try(func() { emily.Grad(f).(fn1)(f64(1, 2)) })
 	if err == nil || !strings.Contains(err.Error(), "runs Go code") || strings.Contains(err.Error(), "internal error") {
 		t.Fatalf("Grad of a function with a Hook: %v", err)
+	}
+}
+
+// TestGradBuiltOnOneThreadEvaluatesOnAnother: eager Grad builds its result
+// lazily; Go may evaluate it on another OS thread. MLX's transforms once put
+// ops on the building thread's default stream, which other threads lack.
+func TestGradBuiltOnOneThreadEvaluatesOnAnother(t *testing.T) {
+	f := func(x *emily.Tensor) *emily.Tensor { return emily.Sum(emily.Mul(x, x)) }
+	g := func(x *emily.Tensor) *emily.Tensor { return emily.Mul(x, x) }
+	built := make(chan []*emily.Tensor)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		x := f64(1, 2, 3)
+		_, v := emily.VJP(g, []*emily.Tensor{x}, []*emily.Tensor{f64(1, 1, 1)})
+		_, j := emily.JVP(g, []*emily.Tensor{x}, []*emily.Tensor{f64(1, 1, 1)})
+		built <- []*emily.Tensor{emily.Grad(f).(fn1)(x), v[0], j[0]}
+	}()
+	res := <-built
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for i, r := range res {
+		if err := emily.Try(func() { gradClose(t, "result", r, []float64{2, 4, 6}, 0) }); err != nil {
+			t.Errorf("result %d: %v", i, err)
+		}
 	}
 }

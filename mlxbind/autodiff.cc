@@ -13,6 +13,28 @@ namespace {
 // The kinds' numbers are ir.RegionKind's.
 enum : int { kValueAndGrad = 1, kVJP = 2, kJVP = 3 };
 
+// OnStream makes s the default while a transform builds. MLX's transforms
+// put a few ops (the copies that turn primals into tracers, zero
+// cotangents) on the default stream of the calling OS thread, and MLX's
+// default streams exist only on the thread that made them: Go moves
+// goroutines between threads, so evaluating later failed with "There is no
+// Stream(cpu, N) in current thread". The default device is process-wide
+// but only read here, under the shim's lock, so it is put back; emily
+// itself never uses a default stream.
+class OnStream {
+ public:
+  explicit OnStream(mx::Stream s) : prev_(mx::default_device()) {
+    mx::set_default_device(s.device);
+    mx::set_default_stream(s);
+  }
+  ~OnStream() { mx::set_default_device(prev_); }
+  OnStream(const OnStream&) = delete;
+  OnStream& operator=(const OnStream&) = delete;
+
+ private:
+  mx::Device prev_;
+};
+
 const Body& one_body(const Region& r) {
   if (r.bodies.size() != 1) {
     throw std::invalid_argument("takes one body, got " + std::to_string(r.bodies.size()));
@@ -58,6 +80,7 @@ int check_value_and_grad(const Region& r, int n_operands) {
 
 std::vector<mx::array> run_value_and_grad(const Region& r, const std::vector<mx::array>& ops,
                                           mx::Stream s) {
+  OnStream on(s);
   const Body& b = r.bodies[0];
   std::vector<mx::array> primals(ops.begin(), ops.begin() + b.n_args);
   std::vector<int> argnums(r.params.begin(), r.params.end());
@@ -91,6 +114,7 @@ int check_vjp(const Region& r, int n_operands) {
 }
 
 std::vector<mx::array> run_vjp(const Region& r, const std::vector<mx::array>& ops, mx::Stream s) {
+  OnStream on(s);
   const Body& b = r.bodies[0];
   std::vector<mx::array> primals(ops.begin(), ops.begin() + b.n_args);
   std::vector<mx::array> cotangents(ops.begin() + b.n_args,
@@ -116,6 +140,7 @@ int check_jvp(const Region& r, int n_operands) {
 }
 
 std::vector<mx::array> run_jvp(const Region& r, const std::vector<mx::array>& ops, mx::Stream s) {
+  OnStream on(s);
   const Body& b = r.bodies[0];
   std::vector<mx::array> primals(ops.begin(), ops.begin() + b.n_args);
   std::vector<mx::array> tangents(ops.begin() + b.n_args, ops.begin() + 2 * b.n_args);

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/emily-go/emily/internal/opspec"
@@ -22,7 +23,12 @@ func opsDoc(ops []opspec.Op) []byte {
 	b.WriteString("`tests/test_ops_numpy.py` (`make test`). \"IR\" is the opcode the jit lowers it to:\n")
 	b.WriteString("every op here lowers, so it runs in the native and fuse lanes as well as eagerly.\n")
 	b.WriteString("Go numbers are accepted where the Go form says `any` and are weakly typed (see\n")
-	b.WriteString("Promotion below).\n")
+	b.WriteString("Promotion below).\n\n")
+	b.WriteString("\"grad\" says whether `Grad` differentiates the op: the derivative is MLX's own,\n")
+	b.WriteString("checked against central finite differences in float64 on the CPU (\"yes, float32\":\n")
+	b.WriteString("the op has no float64, so float32) by `TestGradients` in `internal/opcheck`. Where\n")
+	b.WriteString("MLX gives no gradient that the math has, the notes say why, and the same test\n")
+	b.WriteString("checks that MLX still refuses.\n")
 	names, titles := opspec.Families()
 	for fi, fam := range names {
 		fmt.Fprintf(&b, "\n## %s\n\n| Go | IR | NumPy | MLX | dtypes | grad | notes |\n| --- | --- | --- | --- | --- | --- | --- |\n", titles[fi])
@@ -54,6 +60,15 @@ func opsDoc(ops []opspec.Op) []byte {
 			grad := "no"
 			if op.Grad {
 				grad = "yes"
+				if !slices.Contains(op.DTypes, "float64") {
+					grad = "yes, float32"
+				}
+				if len(op.NoGradOperands) > 0 {
+					grad += ", not " + strings.Join(op.NoGradOperands, ", ")
+				}
+			}
+			if op.NoGrad != "" {
+				notes = append(notes, "no gradient: "+op.NoGrad)
 			}
 			numpy := op.NumPy
 			if numpy == "" {

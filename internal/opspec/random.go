@@ -102,7 +102,7 @@ var randomOps = []Op{
 			{Shapes: shapes([]int{2}), Attrs: map[string]any{"n": 1}},
 		}}),
 	sampler(Op{Name: "Shuffle", IR: "shuffle", Inputs: []string{"x"}, Attrs: []Attr{{Name: "axis", Kind: Int}},
-		Cpp: "mx::random::permutation(x, axis, key, s)", MLX: "mx.random.permutation(x, axis)", DTypes: DTypeSet{"float32", "int32"},
+		Cpp: "mx::random::permutation(x, axis, key, s)", MLX: "mx.random.permutation(x, axis)", DTypes: DTypeSet{"float32", "int32"}, Grad: true,
 		Doc:  "is x with its slices along axis in a random order.",
 		Hint: "key must be a key from Key(seed) or KeySplit; axis in range",
 		Samples: []Sample{

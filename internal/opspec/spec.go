@@ -110,18 +110,24 @@ type Op struct {
 	// Cpp is the C++ expression that makes the result(s), over the operand
 	// and attribute names and s (the stream). It may return an mx::array, a
 	// std::vector, a std::pair or a std::tuple of arrays.
-	Cpp     string
-	MLX     string // MLX's name, for OPS.md: "mx.add"
-	NumPy   string // the NumPy expression the tests compare against, over the same names ("" if none)
-	DTypes  DTypeSet
-	Grad    bool   // MLX has a gradient for it
-	CPUOnly bool   // MLX runs it on the CPU stream only (no GPU kernel)
-	Method  bool   // also a method on *Tensor (the first operand is the receiver)
-	Manual  bool   // the public Go API is hand-written: the generator writes an unexported opName instead
-	NoTrace bool   // value-dependent result shape: works eagerly, cannot be jitted (said in OPS.md)
-	Doc     string // completes "// Name ..." in the Go doc comment
-	Hint    string // how to fix a bad call (the family's hint when empty)
-	Domain  Domain
+	Cpp    string
+	MLX    string // MLX's name, for OPS.md: "mx.add"
+	NumPy  string // the NumPy expression the tests compare against, over the same names ("" if none)
+	DTypes DTypeSet
+	Grad   bool // MLX has a gradient for it (checked against finite differences: internal/opcheck/gradcheck.go)
+	// NoGrad says why MLX gives no gradient where the math has one
+	// (OPS.md prints it): for an op without Grad, or for the operands of a
+	// Grad op listed in NoGradOperands. The gradient check confirms that
+	// MLX still refuses, so a new MLX that learns it is noticed.
+	NoGrad         string
+	NoGradOperands []string
+	CPUOnly        bool   // MLX runs it on the CPU stream only (no GPU kernel)
+	Method         bool   // also a method on *Tensor (the first operand is the receiver)
+	Manual         bool   // the public Go API is hand-written: the generator writes an unexported opName instead
+	NoTrace        bool   // value-dependent result shape: works eagerly, cannot be jitted (said in OPS.md)
+	Doc            string // completes "// Name ..." in the Go doc comment
+	Hint           string // how to fix a bad call (the family's hint when empty)
+	Domain         Domain
 	// OperandDTypes fixes the dtype of some operands whatever dtype the
 	// test runs (Where's cond is bool, Take's indices int32, a random
 	// key uint32); OperandDomains gives them their own input values.
@@ -134,4 +140,11 @@ type Op struct {
 	Tol64   float64
 	Samples []Sample // test cases (the family's defaults when empty)
 	NoNumPy string   // why there is no NumPy comparison (random ops check properties instead)
+}
+
+// noGrad marks op as having no gradient in MLX, saying why.
+func noGrad(op Op, why string) Op {
+	op.Grad = false
+	op.NoGrad = why
+	return op
 }
