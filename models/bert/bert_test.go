@@ -206,3 +206,38 @@ func cosine(a, b []float32) float64 {
 	}
 	return ab / math.Sqrt(aa*bb)
 }
+
+// BenchmarkEmbed times Forward jitted in the native and fuse lanes at
+// batch 1 and 32 (the fixture's short sentences, padded to the longest):
+// go test -run '^$' -bench Embed ./models/bert/ reports sentences/s.
+func BenchmarkEmbed(b *testing.B) {
+	t := &testing.T{}
+	m, ref := setup(t)
+	var short []string
+	for _, s := range ref.Sentences {
+		if len(m.Tokenizer.Encode(s)) < 64 {
+			short = append(short, s)
+		}
+	}
+	for _, lane := range []struct {
+		name string
+		opts []emily.Option
+	}{{"native", []emily.Option{emily.WithNative(true)}}, {"fuse", []emily.Option{emily.WithNative(true), emily.WithFuse(true)}}} {
+		f := emily.Jit(m.Forward, lane.opts...).(func(ids, mask *emily.Tensor) *emily.Tensor)
+		for _, n := range []int{1, 32} {
+			texts := make([]string, n)
+			for i := range texts {
+				texts[i] = short[i%len(short)]
+			}
+			b.Run(fmt.Sprintf("%s/batch=%d", lane.name, n), func(b *testing.B) {
+				f(m.Batch(texts, 0)).Eval() // trace, compile
+				b.ResetTimer()
+				for range b.N {
+					ids, mask := m.Batch(texts, 0)
+					f(ids, mask).Eval()
+				}
+				b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "sentences/s")
+			})
+		}
+	}
+}
