@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/emily-go/emily/internal/iscomplete"
 )
 
 // dispatch answers one request that arrived on ch, between a busy and an
@@ -109,7 +111,8 @@ func (k *kernel) handleIsComplete(ch *channel, m *message) {
 	if !k.unmarshalContent(ch, m, &req) {
 		return
 	}
-	status, indent := isComplete(req.Code)
+	// The same answer the terminal REPL acts on (internal/iscomplete).
+	status, indent := iscomplete.Check(req.Code)
 	content := map[string]any{"status": status}
 	if status == "incomplete" {
 		content["indent"] = indent
