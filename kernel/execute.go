@@ -62,6 +62,13 @@ func (k *kernel) handleExecute(m *message) {
 	for _, s := range streams {
 		s.flush()
 	}
+	if req.storeHistory() {
+		var out *string
+		if text, ok := bundle["text/plain"].(string); ok && err == nil {
+			out = &text
+		}
+		k.hist.add(count, req.Code, out)
+	}
 
 	if err != nil {
 		ename, evalue, traceback := errorFields(err, interrupted)

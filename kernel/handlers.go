@@ -47,11 +47,9 @@ func (k *kernel) dispatch(ch *channel, m *message) {
 	case "complete_request":
 		k.handleComplete(ch, m)
 	case "inspect_request":
-		k.reply(ch, m, "inspect_reply", map[string]any{
-			"status": "ok", "found": false, "data": map[string]any{}, "metadata": map[string]any{},
-		})
+		k.handleInspect(ch, m)
 	case "history_request":
-		k.reply(ch, m, "history_reply", map[string]any{"status": "ok", "history": []any{}})
+		k.handleHistory(ch, m)
 	case "comm_info_request":
 		k.reply(ch, m, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
 	case "interrupt_request":
@@ -185,4 +183,41 @@ func (k *kernel) handleShutdown(ch *channel, m *message) {
 	// Cancel a running cell now rather than after the idle status, so a
 	// shutdown sent on control does not wait for the cell.
 	k.interruptCell()
+}
+
+// handleHistory answers history_request from the kernel's history
+// (history.go): tail, range or search.
+func (k *kernel) handleHistory(ch *channel, m *message) {
+	var req historyRequest
+	if !k.unmarshalContent(ch, m, &req) {
+		return
+	}
+	rows, err := k.hist.query(req)
+	if err != nil {
+		k.replyError(ch, m, "BadRequest", err.Error())
+		return
+	}
+	k.reply(ch, m, "history_reply", map[string]any{"status": "ok", "history": rows})
+}
+
+// handleInspect answers inspect_request through the Executor when it is
+// an Inspector, else with found false.
+func (k *kernel) handleInspect(ch *channel, m *message) {
+	var req struct {
+		Code      string `json:"code"`
+		CursorPos int    `json:"cursor_pos"`
+	}
+	if !k.unmarshalContent(ch, m, &req) {
+		return
+	}
+	data, found := map[string]any{}, false
+	if in, ok := k.exec.(Inspector); ok {
+		var text string
+		if text, found = in.Inspect(req.Code, byteOffset(req.Code, req.CursorPos)); found {
+			data["text/plain"] = text
+		}
+	}
+	k.reply(ch, m, "inspect_reply", map[string]any{
+		"status": "ok", "found": found, "data": data, "metadata": map[string]any{},
+	})
 }

@@ -163,6 +163,8 @@ type kernel struct {
 	// execCount is the execution counter; only the shell worker touches it.
 	execCount int
 
+	hist *history // what history_request reads
+
 	cellMu      sync.Mutex
 	cellCancel  context.CancelFunc // cancels the running cell; nil when idle
 	interrupted bool               // an interrupt_request hit the running cell
@@ -193,6 +195,7 @@ func serve(ctx context.Context, ci *connInfo, exec Executor, info Info, logger *
 		shellQ:  make(chan *message, shellQueueSize),
 		stopped: make(chan struct{}),
 	}
+	k.hist = openHistory(k.info.HistoryFile, k.log.Printf)
 	if err := k.bind(ci); err != nil {
 		k.closeAll()
 		return err

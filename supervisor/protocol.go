@@ -22,7 +22,7 @@ package supervisor
 // request is what the supervisor sends.
 type request struct {
 	ID     int64  `json:"id"`
-	Op     string `json:"op"` // execute, interrupt, complete, is_complete
+	Op     string `json:"op"` // execute, interrupt, complete, is_complete, inspect, input_reply
 	Code   string `json:"code,omitempty"`
 	Cursor int    `json:"cursor,omitempty"`
 	// Origin names where the cell comes from (interp.Origin), for
@@ -58,6 +58,9 @@ type event struct {
 	// is_complete
 	Complete bool   `json:"complete,omitempty"`
 	Indent   string `json:"indent,omitempty"`
+
+	// inspect (the text goes in Text)
+	Found bool `json:"found,omitempty"`
 }
 
 // wireError carries a cell's error across the pipe with what the front

@@ -263,6 +263,16 @@ func (sv *Supervisor) Complete(code string, cursor int) ([]string, int, int) {
 	return ev.Matches, ev.Start, ev.End
 }
 
+// Inspect asks the worker what the symbol at cursor is (nothing if it is
+// down).
+func (sv *Supervisor) Inspect(code string, cursor int) (string, bool) {
+	ev, ok := sv.worker().call(request{Op: "inspect", Code: code, Cursor: cursor})
+	if !ok {
+		return "", false
+	}
+	return ev.Text, ev.Found
+}
+
 // IsComplete reports whether code is a complete cell (true if the worker
 // is down: the cell then reports the crash).
 func (sv *Supervisor) IsComplete(code string) (bool, string) {

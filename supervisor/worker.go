@@ -78,6 +78,11 @@ func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
 				m, start, end := s.Complete(r.Code, r.Cursor)
 				enc.send(event{ID: r.ID, Kind: "completions", Matches: m, Start: start, End: end})
 			}()
+		case "inspect":
+			go func() {
+				text, found := s.Inspect(r.Code, r.Cursor)
+				enc.send(event{ID: r.ID, Kind: "inspect", Text: text, Found: found})
+			}()
 		case "is_complete":
 			ok, indent := s.IsComplete(r.Code)
 			enc.send(event{ID: r.ID, Kind: "is_complete", Complete: ok, Indent: indent})

@@ -38,6 +38,11 @@ func (k kernelExecutor) Complete(code string, cursor int) ([]string, int, int) {
 	return k.s.Complete(code, cursor)
 }
 
+// Inspect answers inspect_request (Shift-Tab) with the session's docs.
+func (k kernelExecutor) Inspect(code string, cursor int) (string, bool) {
+	return k.s.Inspect(code, cursor)
+}
+
 func runKernel(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("emily-repl kernel", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -61,6 +66,14 @@ func runKernel(args []string, stderr io.Writer) int {
 	info := kernel.Info{
 		ImplementationVersion: version,
 		Banner:                fmt.Sprintf("Emily for Go %s: MLX %s on %s", version, emily.MLXVersion(), emily.DefaultDevice()),
+		HelpLinks: []kernel.HelpLink{
+			{Text: "Emily for Go", URL: "https://github.com/emily-go/emily#readme"},
+			{Text: "Emily ops (OPS.md)", URL: "https://github.com/emily-go/emily/blob/main/OPS.md"},
+			{Text: "MLX", URL: "https://ml-explore.github.io/mlx/"},
+			{Text: "Go standard library", URL: "https://pkg.go.dev/std"},
+			{Text: "A Tour of Go", URL: "https://go.dev/tour/"},
+		},
+		HistoryFile: kernel.DefaultHistoryFile(),
 	}
 	// SIGTERM (how Jupyter stops a kernel that ignores shutdown_request)
 	// and SIGHUP end Run cleanly, so the ipc socket files are removed.
