@@ -35,7 +35,7 @@ func (s *Session) runMagic(m magicLine) error {
 	case "memory":
 		return s.memoryMagic()
 	case "help":
-		fmt.Fprint(s.stdout, helpText)
+		s.page(helpText)
 		return nil
 	case "":
 		return magicError("line %d: a magic needs a name; known magics: %s", m.line, knownMagics)

@@ -29,6 +29,9 @@ type request struct {
 	// positions in messages: "cell5" is In [5].
 	OriginName string `json:"origin_name,omitempty"`
 	OriginLine int    `json:"origin_line,omitempty"`
+	// input_reply: the line typed (in Code), or EOF when the front end
+	// cannot ask for input.
+	EOF bool `json:"eof,omitempty"`
 }
 
 // event is what the worker sends back.
@@ -61,6 +64,9 @@ type event struct {
 
 	// inspect (the text goes in Text)
 	Found bool `json:"found,omitempty"`
+
+	// input_request (the prompt goes in Text)
+	Password bool `json:"password,omitempty"`
 }
 
 // wireError carries a cell's error across the pipe with what the front

@@ -167,11 +167,13 @@ func (sv *Supervisor) ExecuteFrom(ctx context.Context, origin interp.Origin, cod
 // run executes one cell in w and handles the ways it can end.
 func (sv *Supervisor) run(ctx context.Context, w *worker, c cellRecord, stdout, stderr io.Writer) (Result, error) {
 	code := c.code
-	done, err := w.execute(c, stdout, stderr)
+	done, id, err := w.execute(c, stdout, stderr)
 	if err != nil {
 		return Result{}, sv.restartAfter(w, false, false, code, sv.cellNum)
 	}
 	finish := func(ev event) (Result, error) {
+		// What the cell wrote to fds 1 and 2 (C++) comes before its end.
+		w.fd.endCell(id, 2*time.Second)
 		if ev.Err != nil {
 			if ev.Stuck {
 				// The cell is blocked in a compiled call; the next one
@@ -316,27 +318,34 @@ func (sv *Supervisor) start() (*worker, error) {
 		reqW.Close()
 		return nil, err
 	}
+	// fds 1 and 2 apart, so that what C++ writes to each reaches the
+	// cell's stdout or stderr (fdout.go).
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
 	logR, logW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	cmd.ExtraFiles = []*os.File{reqR, evW} // fd 3, fd 4
-	cmd.Stdout, cmd.Stderr = logW, logW
+	cmd.Stdout, cmd.Stderr = outW, logW
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	// The worker must not outlive its front end.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	if err := cmd.Start(); err != nil {
-		for _, f := range []*os.File{reqR, reqW, evR, evW, logR, logW} {
+		for _, f := range []*os.File{reqR, reqW, evR, evW, outR, outW, logR, logW} {
 			f.Close()
 		}
 		return nil, fmt.Errorf("supervisor: start session process: %w", err)
 	}
 	reqR.Close()
 	evW.Close()
+	outW.Close()
 	logW.Close()
-	w := newWorker(cmd, reqW, evR, logR, sv.opts.Log)
+	w := newWorker(cmd, reqW, evR, outR, logR, sv.opts.Log)
 	select {
 	case ev := <-w.ready:
 		_ = ev
@@ -363,6 +372,9 @@ type worker struct {
 	waiters map[int64]chan event
 	outs    map[int64][2]io.Writer
 	running int64 // id of the running cell; 0 between cells
+	// inputCancel ends a wait for input that the cell no longer needs
+	// (it was interrupted, or ended).
+	inputCancel context.CancelFunc
 	idleAt  bool  // the event pipe closed while no cell ran
 
 	ready  chan event
@@ -371,18 +383,23 @@ type worker struct {
 	logEOF chan struct{} // closed when its log pipe closes
 	exit   error
 	tail   *tailBuffer
+	fd     *fdRouter // the worker's fds 1 and 2
 }
 
-func newWorker(cmd *exec.Cmd, req io.WriteCloser, events, log io.Reader, logTo io.Writer) *worker {
+func newWorker(cmd *exec.Cmd, req io.WriteCloser, events, stdout, stderr io.Reader, logTo io.Writer) *worker {
 	w := &worker{
 		cmd: cmd, enc: json.NewEncoder(req), req: req,
 		waiters: map[int64]chan event{}, outs: map[int64][2]io.Writer{},
 		ready: make(chan event, 1), dead: make(chan struct{}), exited: make(chan struct{}),
 		logEOF: make(chan struct{}), tail: &tailBuffer{max: 64 << 10},
 	}
+	w.fd = newFDRouter(logTo, w.tail)
 	go func() {
 		defer close(w.logEOF)
-		io.Copy(io.MultiWriter(w.tail, logTo), log)
+		var both sync.WaitGroup
+		both.Go(func() { w.fd.copy(0, stdout) })
+		both.Go(func() { w.fd.copy(1, stderr) })
+		both.Wait()
 	}()
 	go func() {
 		w.exit = cmd.Wait()
@@ -416,6 +433,16 @@ func (w *worker) readEvents(r io.Reader) {
 					sink.Display(ev.MIME, ev.Meta, ev.DisplayID, ev.Update)
 				}
 			}
+		case "input_request":
+			// Asking may take as long as the user: not on this loop.
+			req, _ := w.outs[ev.ID][0].(interface {
+				RequestInput(ctx context.Context, prompt string, password bool) (string, error)
+			})
+			go w.answerInput(ev, req)
+		case "page":
+			if p, ok := w.outs[ev.ID][0].(interface{ Page(map[string]any) }); ok {
+				p.Page(ev.MIME)
+			}
 		case "clear_output":
 			if o, ok := w.outs[ev.ID]; ok {
 				if c, ok := o[0].(interface{ ClearOutput(wait bool) }); ok {
@@ -436,12 +463,36 @@ func (w *worker) readEvents(r io.Reader) {
 				delete(w.outs, ev.ID)
 				if ev.Kind == "done" {
 					w.running = 0
+					if w.inputCancel != nil {
+						w.inputCancel()
+						w.inputCancel = nil
+					}
 				}
 				ch <- ev
 			}
 		}
 		w.mu.Unlock()
 	}
+}
+
+// answerInput asks req (the cell's stdout, when it can ask) for the line
+// a cell waits for and sends it back; EOF when there is no one to ask.
+// The wait ends with the cell: its done event cancels it.
+func (w *worker) answerInput(ev event, req interface {
+	RequestInput(ctx context.Context, prompt string, password bool) (string, error)
+}) {
+	reply := request{ID: ev.ID, Op: "input_reply", EOF: true}
+	if req != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		w.mu.Lock()
+		w.inputCancel = cancel
+		w.mu.Unlock()
+		if line, err := req.RequestInput(ctx, ev.Text, ev.Password); err == nil {
+			reply = request{ID: ev.ID, Op: "input_reply", Code: line}
+		}
+	}
+	_ = w.send(reply)
 }
 
 // send writes one request.
@@ -452,7 +503,7 @@ func (w *worker) send(r request) error {
 }
 
 // execute starts a cell and returns the channel its done event comes on.
-func (w *worker) execute(c cellRecord, stdout, stderr io.Writer) (<-chan event, error) {
+func (w *worker) execute(c cellRecord, stdout, stderr io.Writer) (<-chan event, int64, error) {
 	ch := make(chan event, 1)
 	w.mu.Lock()
 	w.nextID++
@@ -461,7 +512,8 @@ func (w *worker) execute(c cellRecord, stdout, stderr io.Writer) (<-chan event, 
 	w.outs[id] = [2]io.Writer{stdout, stderr}
 	w.running = id
 	w.mu.Unlock()
-	return ch, w.send(request{ID: id, Op: "execute", Code: c.code, OriginName: c.origin.Name, OriginLine: c.origin.Line})
+	w.fd.setCell(stdout, stderr)
+	return ch, id, w.send(request{ID: id, Op: "execute", Code: c.code, OriginName: c.origin.Name, OriginLine: c.origin.Line})
 }
 
 // call sends a request and waits for its answer; false if the worker died.
