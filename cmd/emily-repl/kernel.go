@@ -23,12 +23,16 @@ func (k kernelExecutor) Execute(ctx context.Context, code string, stdout, stderr
 	// Positions in messages name the cell by its execution count:
 	// "cell5:3:2" is line 3 of In [5].
 	var origin interp.Origin
-	if n, ok := kernel.ExecutionCount(ctx); ok {
+	n, ok := kernel.ExecutionCount(ctx)
+	if ok {
 		origin.Name = fmt.Sprintf("cell%d", n)
 	}
 	res, err := k.s.ExecuteFrom(ctx, origin, code, stdout, stderr)
-	if err != nil || !res.Shown {
-		return nil, err
+	if err != nil {
+		return nil, forJupyter(err, n)
+	}
+	if !res.Shown {
+		return nil, nil
 	}
 	return kernel.MIMEBundle(res.MIME), nil
 }

@@ -115,6 +115,8 @@ func runREPL(s cellSession, stdout, stderr io.Writer) int {
 	out, errOut := rl.Stdout(), rl.Stderr()
 	fmt.Fprintf(out, "Emily for Go %s: MLX %s on %s. %%help lists the magics; Ctrl-D exits.\n",
 		version, emily.MLXVersion(), emily.DefaultDevice())
+	// Errors in colour, as IPython's, unless NO_COLOR (no-color.org) is set.
+	color := isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == ""
 	var intr interrupter
 	intr.watch()
 	var cell []string
@@ -152,7 +154,7 @@ func runREPL(s cellSession, stdout, stderr io.Writer) int {
 		intr.run(func(ctx context.Context) {
 			res, err := s.Execute(ctx, code, out, errOut)
 			if err != nil {
-				fmt.Fprintln(errOut, err)
+				fmt.Fprintln(errOut, strings.Join(tracebackLines(err, color, ""), "\n"))
 				return
 			}
 			if res.Shown {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -51,11 +52,7 @@ func runScriptCell(s *interp.Session, origin interp.Origin, code string, stdout,
 				}
 			}
 		}
-		if errors.As(err, &e) {
-			fmt.Fprintln(stderr, strings.Join(e.Traceback(), "\n"))
-		} else {
-			fmt.Fprintln(stderr, err)
-		}
+		fmt.Fprintln(stderr, strings.Join(tracebackLines(err, colorOn(stderr), ""), "\n"))
 		return 1
 	}
 	if res.Shown {
@@ -93,6 +90,12 @@ func scriptCells(s *interp.Session, code string) []scriptCell {
 		cells = append(cells, scriptCell{rest, start + 1})
 	}
 	return cells
+}
+
+// colorOn reports whether w is a terminal that should get colours.
+func colorOn(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f) && os.Getenv("NO_COLOR") == ""
 }
 
 var osExit = regexp.MustCompile(`^os\.Exit\((\d+)\)$`)
