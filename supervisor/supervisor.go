@@ -375,7 +375,7 @@ type worker struct {
 	// inputCancel ends a wait for input that the cell no longer needs
 	// (it was interrupted, or ended).
 	inputCancel context.CancelFunc
-	idleAt  bool  // the event pipe closed while no cell ran
+	idleAt      bool // the event pipe closed while no cell ran
 
 	ready  chan event
 	dead   chan struct{} // closed when the event pipe closes

@@ -93,7 +93,6 @@ func run(out string) error {
 	return os.WriteFile(out, gz.Bytes(), 0o644)
 }
 
-
 // packageDir finds a package's source: the module's own packages in the
 // working tree (docgen runs at the repository root), the rest in GOROOT.
 func packageDir(path string) (string, error) {
