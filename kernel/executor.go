@@ -28,6 +28,13 @@ type ErrorDetail interface {
 	Traceback() []string
 }
 
+// KindCompleter is a Completer that also tells each match's kind
+// ("function", "type", "variable", …): complete_reply then carries them in
+// metadata._jupyter_types_experimental, which JupyterLab shows as icons.
+type KindCompleter interface {
+	CompleteKinds(code string, cursor int) (matches, kinds []string, start, end int)
+}
+
 // Inspector is implemented by Executors that can describe the symbol at
 // a cursor (Shift-Tab); the kernel answers inspect_request with it, the
 // text as text/plain. cursor is a byte offset into code.

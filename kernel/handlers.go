@@ -131,8 +131,24 @@ func (k *kernel) handleComplete(ch *channel, m *message) {
 		return
 	}
 	matches, start, end := []string{}, req.CursorPos, req.CursorPos
-	if c, ok := k.exec.(Completer); ok {
-		found, bs, be := c.Complete(req.Code, byteOffset(req.Code, req.CursorPos))
+	metadata := map[string]any{}
+	cursor := byteOffset(req.Code, req.CursorPos)
+	if c, ok := k.exec.(KindCompleter); ok {
+		found, kinds, bs, be := c.CompleteKinds(req.Code, cursor)
+		if len(found) > 0 {
+			matches, start, end = found, runeOffset(req.Code, bs), runeOffset(req.Code, be)
+			types := make([]map[string]any, len(found))
+			for i, f := range found {
+				kind := ""
+				if i < len(kinds) {
+					kind = kinds[i]
+				}
+				types[i] = map[string]any{"start": start, "end": end, "text": f, "type": kind}
+			}
+			metadata["_jupyter_types_experimental"] = types
+		}
+	} else if c, ok := k.exec.(Completer); ok {
+		found, bs, be := c.Complete(req.Code, cursor)
 		if len(found) > 0 {
 			matches, start, end = found, runeOffset(req.Code, bs), runeOffset(req.Code, be)
 		}
@@ -142,7 +158,7 @@ func (k *kernel) handleComplete(ch *channel, m *message) {
 		"matches":      matches,
 		"cursor_start": start,
 		"cursor_end":   end,
-		"metadata":     map[string]any{},
+		"metadata":     metadata,
 	})
 }
 

@@ -56,6 +56,7 @@ type event struct {
 
 	// completions
 	Matches    []string `json:"matches,omitempty"`
+	Kinds      []string `json:"kinds,omitempty"`
 	Start, End int
 
 	// is_complete

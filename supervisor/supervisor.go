@@ -265,6 +265,16 @@ func (sv *Supervisor) Complete(code string, cursor int) ([]string, int, int) {
 	return ev.Matches, ev.Start, ev.End
 }
 
+// CompleteKinds is Complete with the kind of each match ("function",
+// "type", …; interp.Session.CompleteKinds).
+func (sv *Supervisor) CompleteKinds(code string, cursor int) ([]string, []string, int, int) {
+	ev, ok := sv.worker().call(request{Op: "complete", Code: code, Cursor: cursor})
+	if !ok {
+		return nil, nil, cursor, cursor
+	}
+	return ev.Matches, ev.Kinds, ev.Start, ev.End
+}
+
 // Inspect asks the worker what the symbol at cursor is (nothing if it is
 // down).
 func (sv *Supervisor) Inspect(code string, cursor int) (string, bool) {

@@ -81,8 +81,8 @@ func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
 			mu.Unlock()
 		case "complete":
 			go func() {
-				m, start, end := s.Complete(r.Code, r.Cursor)
-				enc.send(event{ID: r.ID, Kind: "completions", Matches: m, Start: start, End: end})
+				m, kinds, start, end := s.CompleteKinds(r.Code, r.Cursor)
+				enc.send(event{ID: r.ID, Kind: "completions", Matches: m, Kinds: kinds, Start: start, End: end})
 			}()
 		case "input_reply":
 			enc.inMu.Lock()

@@ -125,3 +125,16 @@ def test_history_persists_across_a_restart(kernel):
     kc.history(hist_access_type="range", session=0, start=1, output=False, raw=True)
     now = kc.get_shell_msg(timeout=TIMEOUT)["content"]["history"]
     assert [h[2] for h in now] == ["after := 1"] and now[0][0] == session_before + 1
+
+
+def test_completion_kinds_for_jupyterlab(kc):
+    run(kc, "tensorVar := emily.Arange(3)")
+    kc.complete("emily.Arang", 11)
+    reply = kc.get_shell_msg(timeout=TIMEOUT)["content"]
+    types = {t["text"]: t["type"] for t in reply["metadata"]["_jupyter_types_experimental"]}
+    assert types["emily.Arange"] == "function"
+    assert all(t["start"] == reply["cursor_start"] and t["end"] == reply["cursor_end"]
+               for t in reply["metadata"]["_jupyter_types_experimental"])
+    kc.complete("tensorVar.Resh", 14)
+    reply = kc.get_shell_msg(timeout=TIMEOUT)["content"]
+    assert {t["text"]: t["type"] for t in reply["metadata"]["_jupyter_types_experimental"]} == {"tensorVar.Reshape": "method"}

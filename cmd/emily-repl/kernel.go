@@ -42,6 +42,11 @@ func (k kernelExecutor) Complete(code string, cursor int) ([]string, int, int) {
 	return k.s.Complete(code, cursor)
 }
 
+// CompleteKinds gives complete_reply the kind of each match.
+func (k kernelExecutor) CompleteKinds(code string, cursor int) ([]string, []string, int, int) {
+	return k.s.CompleteKinds(code, cursor)
+}
+
 // Inspect answers inspect_request (Shift-Tab) with the session's docs.
 func (k kernelExecutor) Inspect(code string, cursor int) (string, bool) {
 	return k.s.Inspect(code, cursor)
