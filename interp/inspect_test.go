@@ -1,6 +1,9 @@
 package interp
 
 import (
+	"context"
+	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -44,6 +47,39 @@ func TestInspect(t *testing.T) {
 	for _, code := range []string{"", "   ", "nosuchname", "emily.NoSuchOp", "x.NoSuchMethod", "42"} {
 		if text, found := s.Inspect(code, len(code)); found {
 			t.Errorf("Inspect(%q) found %q", code, text)
+		}
+	}
+}
+
+// nextInput is a cell stdout that takes %load's text, as the kernel and
+// the REPL do.
+type nextInput struct {
+	strings.Builder
+	next string
+}
+
+func (n *nextInput) SetNextInput(text string) { n.next = text }
+
+func TestLoadMagic(t *testing.T) {
+	s, _ := newSession(t)
+	dir := t.TempDir()
+	path := dir + "/f.go"
+	os.WriteFile(path, []byte("x := 1\n\n"), 0o644)
+	out := &nextInput{}
+	if _, err := s.Execute(context.Background(), "%load "+path, out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if want := "// %load " + path + "\nx := 1\n"; out.next != want {
+		t.Errorf("next input %q, want %q", out.next, want)
+	}
+	for code, want := range map[string]string{
+		"%load " + path:             "this front end has no next input",
+		"%load":                     "%load takes one file name",
+		"%load " + dir + "/missing": "no such file",
+	} {
+		_, err := s.Execute(context.Background(), code, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", code, err, want)
 		}
 	}
 }

@@ -157,6 +157,17 @@ func (w *streamWriter) Page(bundle map[string]any) {
 	*w.payloads = append(*w.payloads, map[string]any{"source": "page", "data": bundle, "start": 0})
 }
 
+// SetNextInput makes the cell's text text, as %load does in IPython: the
+// execute_reply's set_next_input payload, replacing the cell.
+func (w *streamWriter) SetNextInput(text string) {
+	if w.payloads == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	*w.payloads = append(*w.payloads, map[string]any{"source": "set_next_input", "text": text, "replace": true})
+}
+
 // ClearOutput publishes clear_output (the display package's Clearer).
 func (w *streamWriter) ClearOutput(wait bool) {
 	w.flush()

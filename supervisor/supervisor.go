@@ -146,8 +146,11 @@ func (sv *Supervisor) Execute(ctx context.Context, code string, stdout, stderr i
 func (sv *Supervisor) ExecuteFrom(ctx context.Context, origin interp.Origin, code string, stdout, stderr io.Writer) (Result, error) {
 	sv.execMu.Lock()
 	defer sv.execMu.Unlock()
-	if strings.TrimSpace(code) == "%replay" {
+	switch strings.Join(strings.Fields(code), " ") {
+	case "%replay":
 		return Result{}, sv.replay(ctx, stdout, stderr)
+	case "%reset", "%reset -f":
+		return Result{}, sv.reset(stdout)
 	}
 	w := sv.worker()
 	if w.isDead() {
@@ -232,6 +235,31 @@ func (sv *Supervisor) restartAfter(w *worker, escalated, stuck bool, cell string
 	sv.w = nw
 	sv.mu.Unlock()
 	return e
+}
+
+// reset replaces the worker by a fresh one: every variable, function,
+// import and jitted function is gone, and MLX's memory goes back to the
+// system with the old process. IPython's %reset asks first; -f is accepted
+// and the same, as a cell cannot be asked to confirm.
+func (sv *Supervisor) reset(stdout io.Writer) error {
+	old := sv.worker()
+	old.close()
+	select {
+	case <-old.exited:
+	case <-time.After(2 * time.Second):
+		old.kill()
+		<-old.exited
+	}
+	nw, err := sv.start()
+	if err != nil {
+		return fmt.Errorf("%%reset: %w", err)
+	}
+	sv.mu.Lock()
+	sv.w = nw
+	sv.mu.Unlock()
+	sv.succeeded, sv.replayable = nil, nil
+	fmt.Fprintln(stdout, "%reset: a fresh session (variables, functions, imports and jitted functions are gone)")
+	return nil
 }
 
 // replay re-runs the cells that succeeded before the last restart, with
@@ -449,6 +477,10 @@ func (w *worker) readEvents(r io.Reader) {
 				RequestInput(ctx context.Context, prompt string, password bool) (string, error)
 			})
 			go w.answerInput(ev, req)
+		case "set_next_input":
+			if n, ok := w.outs[ev.ID][0].(interface{ SetNextInput(string) }); ok {
+				n.SetNextInput(ev.Text)
+			}
 		case "page":
 			if p, ok := w.outs[ev.ID][0].(interface{ Page(map[string]any) }); ok {
 				p.Page(ev.MIME)

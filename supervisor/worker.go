@@ -190,6 +190,12 @@ func (o *output) RequestInput(ctx context.Context, prompt string, password bool)
 	}
 }
 
+// SetNextInput forwards %load's text (interp.NextInputSetter).
+func (o *output) SetNextInput(text string) {
+	o.flush()
+	o.enc.send(event{ID: o.id, Kind: "set_next_input", Text: text})
+}
+
 // Page forwards a page payload (interp.Pager).
 func (o *output) Page(bundle map[string]any) {
 	o.flush()

@@ -138,3 +138,20 @@ def test_completion_kinds_for_jupyterlab(kc):
     kc.complete("tensorVar.Resh", 14)
     reply = kc.get_shell_msg(timeout=TIMEOUT)["content"]
     assert {t["text"]: t["type"] for t in reply["metadata"]["_jupyter_types_experimental"]} == {"tensorVar.Reshape": "method"}
+
+
+def test_load_replaces_the_cell_and_reset_starts_afresh(kc, tmp_path):
+    f = tmp_path / "lib.go"
+    f.write_text("func square(n int) int { return n * n }\n")
+    content, _ = run(kc, f"%load {f}")
+    assert content["status"] == "ok", content
+    [p] = content["payload"]
+    assert p["source"] == "set_next_input" and p["replace"] is True
+    assert p["text"] == f"// %load {f}\nfunc square(n int) int {{ return n * n }}\n"
+    content, _ = run(kc, p["text"])  # what the front end runs next
+    content, msgs = run(kc, "square(7)")
+    assert of_type(msgs, "execute_result")[0]["data"]["text/plain"] == "49"
+    content, msgs = run(kc, "%reset -f")
+    assert content["status"] == "ok" and "fresh session" in stdout_of(msgs)
+    content, _ = run(kc, "square(7)")
+    assert content["status"] == "error" and "undefined: square" in content["evalue"]

@@ -106,6 +106,8 @@ func runREPL(s cellSession, stdout, stderr io.Writer) int {
 		InterruptPrompt:   "^C",
 		EOFPrompt:         "",
 		HistorySearchFold: true,
+		// A cell is saved whole once complete (encodeCell), not line by line.
+		DisableAutoSaveHistory: true,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "emily-repl:", err)
@@ -119,6 +121,7 @@ func runREPL(s cellSession, stdout, stderr io.Writer) int {
 	color := isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == ""
 	var intr interrupter
 	intr.watch()
+	term := &terminalOut{rl: rl, w: out}
 	var cell []string
 	for {
 		if len(cell) == 0 {
@@ -126,7 +129,11 @@ func runREPL(s cellSession, stdout, stderr io.Writer) int {
 		} else {
 			rl.SetPrompt(contPrompt)
 		}
+		if next := term.takeNext(); next != "" && len(cell) == 0 {
+			rl.Operation.SetBuffer(encodeCell(next)) // %load: the file, ready to edit
+		}
 		line, err := rl.Readline()
+		line = decodeCell(line) // a recalled multi-line cell
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
 			cell = cell[:0] // Ctrl-C while typing drops the cell
@@ -151,8 +158,11 @@ func runREPL(s cellSession, stdout, stderr io.Writer) int {
 		if strings.TrimSpace(code) == "" {
 			continue
 		}
+		if err := rl.SaveHistory(encodeCell(code)); err != nil {
+			fmt.Fprintln(errOut, "emily-repl: history:", err)
+		}
 		intr.run(func(ctx context.Context) {
-			res, err := s.Execute(ctx, code, out, errOut)
+			res, err := s.Execute(ctx, code, term, errOut)
 			if err != nil {
 				fmt.Fprintln(errOut, strings.Join(tracebackLines(err, color, ""), "\n"))
 				return
