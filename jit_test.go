@@ -138,7 +138,7 @@ func TestJitErrors(t *testing.T) {
 		{"bad parameter", func() { emily.Jit(func(x int) *emily.Tensor { return nil }) }, "parameter 1 is int"},
 		{"bad fallback", func() { emily.Jit(emily.Exp, emily.WithFallback("maybe")) }, `fallback: "maybe"`},
 		{"bad device", func() { emily.Jit(emily.Exp, emily.WithDevice("tpu")) }, `unknown device "tpu"`},
-		{"max concurrency", func() { emily.Jit(emily.Exp, emily.WithMaxConcurrency(4)) }, "Streams"},
+		{"max concurrency", func() { emily.Jit(emily.Exp, emily.WithMaxConcurrency(1000)) }, "max_concurrency: 1000"},
 		{"shape error while tracing", func() {
 			emily.Jit(func(x *emily.Tensor) *emily.Tensor { return emily.Matmul(x, x) }).(func(*emily.Tensor) *emily.Tensor)(emily.Zeros(2, 3))
 		}, "emily.Matmul(float32[2 3], float32[2 3])"},
@@ -156,5 +156,34 @@ func TestJitErrors(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestFuseRunsEmptyArraysUnfused: MLX's CUDA compile divides by a zero
+// size on empty arrays (SIGFPE, seen on an H200 with a (0, 3) + (3,) add),
+// so a fused function whose inputs or intermediates are empty runs the
+// same replay unfused, with the right (empty) result.
+func TestFuseRunsEmptyArraysUnfused(t *testing.T) {
+	j, err := emily.Compile(func(a, b *emily.Tensor) *emily.Tensor {
+		return emily.Exp(emily.Add(a, b))
+	}, emily.WithFuse(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := j.Func().(func(a, b *emily.Tensor) *emily.Tensor)
+	out := f(emily.Zeros(0, 3), emily.Ones(3))
+	if got := out.Shape(); len(got) != 2 || got[0] != 0 || got[1] != 3 {
+		t.Fatalf("shape %v, want [0 3]", got)
+	}
+	full := f(emily.Zeros(2, 3), emily.Ones(3))
+	if got := full.ToFloat32s()[0]; got != float32(math.E) {
+		t.Fatalf("exp(1) = %v", got)
+	}
+	lanes := map[string]string{}
+	for _, p := range j.Programs() {
+		lanes[p.Inputs] = p.Lane
+	}
+	if lanes["float32[0 3], float32[3]"] != "native" || lanes["float32[2 3], float32[3]"] != "fuse" {
+		t.Fatalf("lanes by signature %v: want the empty one native, the other fuse", lanes)
 	}
 }

@@ -47,6 +47,9 @@ func applyMulti(name string, op ir.Op, attrs ir.Attrs, xs ...*Tensor) []*Tensor 
 		s = tr.stream
 	case len(xs) > 0:
 		s = xs[0].stream
+		if cs, ok := currentStream(); ok { // Stream.Do
+			s = cs
+		}
 	default:
 		// No operand (constructors, random keys): a trace on this
 		// goroutine records it as an op; otherwise it runs eagerly.
