@@ -63,6 +63,9 @@ func applyMulti(name string, op ir.Op, attrs ir.Attrs, xs ...*Tensor) []*Tensor 
 	if err != nil {
 		panic(newError(name, nil, err, xs))
 	}
+	if tr == nil {
+		checkResultMemory(name, outs, xs)
+	}
 	ts := make([]*Tensor, len(outs))
 	for i, o := range outs {
 		ts[i] = &Tensor{arr: o, stream: s, tr: tr}

@@ -66,6 +66,9 @@ var Lanes = map[string]bool{"native": true, "eval": true, "fuse": true}
 // Summary.Stopped says the run is partial.
 var Stop atomic.Bool
 
+// Skip, when set, leaves out the ops whose name it matches.
+var Skip *regexp.Regexp
+
 // Progress, when set, gets a line as each op starts, with the time since
 // the run began.
 var Progress io.Writer
@@ -83,7 +86,7 @@ func Run(dir string, only *regexp.Regexp) (Summary, error) {
 	began := time.Now()
 	opDTypes := map[string]bool{}
 	for _, op := range opspec.All() {
-		if only != nil && !only.MatchString(op.Name) {
+		if only != nil && !only.MatchString(op.Name) || Skip != nil && Skip.MatchString(op.Name) {
 			continue
 		}
 		if Stop.Load() {
@@ -115,6 +118,9 @@ func Run(dir string, only *regexp.Regexp) (Summary, error) {
 					c, err := runCase(dir, op, fn, dt, si, sample)
 					if err != nil {
 						sum.LaneFailures = append(sum.LaneFailures, err.Error())
+						if Progress != nil {
+							fmt.Fprintln(Progress, "FAIL", err)
+						}
 						continue
 					}
 					cases = append(cases, c)

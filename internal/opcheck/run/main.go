@@ -1,7 +1,7 @@
 // Command run checks every op of the spec eagerly and in every jit lane,
 // and writes operands and results for tests/test_ops_numpy.py:
 //
-//	go run ./internal/opcheck/run -out DIR [-only REGEXP] [-nofuse] [-v]
+//	go run ./internal/opcheck/run -out DIR [-only REGEXP] [-skip REGEXP] [-nofuse] [-v]
 //
 // It exits 1 when a lane disagrees (native and evaluator must equal eager
 // bit for bit, fuse stay within opcheck.FuseULP) or a call fails.
@@ -21,6 +21,7 @@ import (
 func main() {
 	out := flag.String("out", "", "directory for the .npy files and manifest.json (required)")
 	only := flag.String("only", "", "check only ops whose name matches this regexp")
+	skip := flag.String("skip", "", "leave out ops whose name matches this regexp")
 	nofuse := flag.Bool("nofuse", false, "leave out the fuse lane (slow where MLX compiles kernels with NVRTC: CUDA)")
 	verbose := flag.Bool("v", false, "print each op as it starts, with the time since the run began")
 	flag.Parse()
@@ -35,6 +36,9 @@ func main() {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if *skip != "" {
+		opcheck.Skip = regexp.MustCompile("^(?:" + *skip + ")$")
 	}
 	if *nofuse {
 		delete(opcheck.Lanes, "fuse")
