@@ -94,12 +94,14 @@ clean:
 # Regenerates everything generated: the op layer from internal/opspec
 # (ops_gen.go, ir/opcodes_gen.go, mlxbind/opcodes.h and gen_*.cc, OPS.md,
 # internal/opcheck/table_gen.go), then the yaegi symbol tables of the
-# emily API (interp/symbols).
+# emily API (interp/symbols), then the Go docs inspect shows
+# (interp/godoc.txt.gz, from go/doc; internal/docgen).
 generate: mlx
 	$(GO) run ./internal/opgen
 	$(GO) generate ./interp/symbols
+	$(GO) run ./internal/docgen
 
 # Fails when a generated file is stale: CI runs it on a clean clone.
 check-generated: generate
-	@stale="$$(git status --porcelain -- ops_gen.go ir/opcodes_gen.go mlxbind/ OPS.md internal/opcheck/table_gen.go interp/symbols/)"; \
+	@stale="$$(git status --porcelain -- ops_gen.go ir/opcodes_gen.go mlxbind/ OPS.md internal/opcheck/table_gen.go interp/symbols/ interp/godoc.txt.gz)"; \
 		if [ -n "$$stale" ]; then echo "generated files are stale (run make generate and commit):"; echo "$$stale"; exit 1; fi
