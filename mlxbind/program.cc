@@ -42,6 +42,12 @@ struct Fused {
 
 std::atomic<std::uintptr_t> next_fun_id{1};
 
+// fused_traces counts how many times mlx::core::compile traced a fused
+// replay (once per program, stream, input signature and thread cache):
+// tests read it to prove a fused loop body is compiled once, not per
+// iteration.
+std::atomic<int64_t> fused_traces{0};
+
 }  // namespace
 }  // namespace emily
 
@@ -276,7 +282,10 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
         emily::Fused f;
         f.id = emily::next_fun_id.fetch_add(1);
         f.fn = mx::detail::compile(
-            [p, s](const std::vector<mx::array>& xs) { return p->build(xs, s); },
+            [p, s](const std::vector<mx::array>& xs) {
+              emily::fused_traces.fetch_add(1);
+              return p->build(xs, s);
+            },
             f.id);
         it = p->fused.emplace(stream, std::move(f)).first;
       }
@@ -295,5 +304,7 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
     *active_memory = mx::get_active_memory();
   });
 }
+
+int64_t emily_fused_traces(void) { return emily::fused_traces.load(); }
 
 }  // extern "C"

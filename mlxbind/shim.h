@@ -99,6 +99,8 @@ void emily_program_free(emily_program p);
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
                       emily_array* outs, int stream, int fuse,
                       size_t* active_memory, char** err);
+/* How many times mlx::core::compile has traced a fused replay so far. */
+int64_t emily_fused_traces(void);
 
 #ifdef __cplusplus
 }
