@@ -39,6 +39,7 @@ func newArray(h C.emily_array) *Array {
 		a.shape[i] = int(dims[i])
 	}
 	a.dtype = DType(dt)
+	liveArrays.Add(1)
 	runtime.SetFinalizer(a, (*Array).release)
 	return a
 }
@@ -61,6 +62,7 @@ func (a *Array) Free() {
 	}
 	if a.freed.CompareAndSwap(false, true) {
 		C.emily_array_free(a.h)
+		liveArrays.Add(-1)
 		runtime.SetFinalizer(a, nil)
 	}
 }

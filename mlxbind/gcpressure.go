@@ -8,6 +8,7 @@ import "C"
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,12 +30,34 @@ import (
 // for the MLX lock behind a busy eval loop, the estimate was stale, the
 // threshold doubled on every collection, and a benchmark on an H200 still
 // peaked at 53 GB.
-const minGCThreshold = 256 << 20
+//
+// Bytes are not the only cost. On CUDA a buffer MLX cannot take from its
+// cache is a fresh cudaMallocManaged / cudaMallocAsync, ~150 µs for a
+// 16-byte array on an H200, so a loop of small eager calls whose results
+// wait for the GC (a few bytes each, never near the byte threshold) paid
+// that on every call: `emily.Add` + `ToFloat32s` was 184 µs left to the
+// GC against 29 µs freed (BENCHMARKS.md). So a collection also runs when
+// the number of live handles passes a threshold that adapts the same way
+// (twice the live count after a collection, at least minLiveThreshold):
+// the arrays it finds go back to MLX's cache and the next calls reuse them.
+const (
+	minGCThreshold   = 256 << 20
+	minLiveThreshold = 4096
+)
+
+// liveArrays counts handles not yet freed (Free, or drained after their
+// finalizer ran).
+var liveArrays atomic.Int64
+
+// LiveArrays returns the number of MLX array handles Go holds that are not
+// freed yet, reachable or waiting for a collection.
+func LiveArrays() int64 { return liveArrays.Load() }
 
 var pressure struct {
 	sync.Mutex
-	threshold uint64
-	collected bool // a collection ran and no estimate of live memory was taken since
+	threshold     uint64
+	liveThreshold int64
+	collected     bool // a collection ran and no estimate of live memory was taken since
 }
 
 var released struct {
@@ -58,6 +81,7 @@ func drainReleased() int {
 	for _, h := range hs {
 		C.emily_array_free(h)
 	}
+	liveArrays.Add(-int64(len(hs)))
 	return len(hs)
 }
 
@@ -81,7 +105,9 @@ func relieveMemoryPressure(active uint64) {
 	defer pressure.Unlock()
 	if pressure.threshold == 0 {
 		pressure.threshold = minGCThreshold
+		pressure.liveThreshold = minLiveThreshold
 	}
+	live := liveArrays.Load()
 	if pressure.collected {
 		// The live estimate must not count what was just freed.
 		if freed > 0 {
@@ -91,9 +117,10 @@ func relieveMemoryPressure(active uint64) {
 		}
 		pressure.collected = false
 		pressure.threshold = max(minGCThreshold, 2*active)
+		pressure.liveThreshold = max(minLiveThreshold, 2*live)
 		return
 	}
-	if active >= pressure.threshold {
+	if active >= pressure.threshold || live >= pressure.liveThreshold {
 		collectAndFinalize()
 		pressure.collected = true
 	}

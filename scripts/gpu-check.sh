@@ -23,6 +23,7 @@ export EMILY_MEMORY_LIMIT="${EMILY_MEMORY_LIMIT:-16G}"
 
 cd "$pack/src"
 for f in bin/*.gz; do gunzip -f "$f"; done
+touch bin/tests.txt
 chmod +x bin/*
 
 {
@@ -34,6 +35,16 @@ MLX_WHEELHOUSE="$pack/wheels" scripts/install-mlx.sh 2>&1 | tee -a "$out/gpu.txt
 python3 -m zipfile -e "$pack"/wheels/mlx-*-cp312-*.whl .deps/mlx/
 readelf -d bin/emily-repl | grep -E 'RUNPATH|RPATH' | tee -a "$out/gpu.txt"
 ./bin/emily-repl version 2>&1 | tee -a "$out/gpu.txt"
+
+# The op check: every op of the spec eagerly and in every lane on the GPU
+# (its own lane comparison), operands and results brought back for
+# EMILY_OPCHECK_DIR=... pytest tests/test_ops_numpy.py here.
+./bin/opcheck -out /tmp/opcheck-gpu >/tmp/opcheck.txt 2>&1
+echo "opcheck rc=$?" >>/tmp/opcheck.txt
+tail -n 40 /tmp/opcheck.txt | tee "$out/opcheck.txt"
+cp /tmp/opcheck.txt /tmp/opcheck-gpu/summary.txt 2>/dev/null
+tar -C /tmp -cJf "$out/opcheck-gpu.tar.xz" opcheck-gpu
+[[ "${GPU_CHECK:-all}" == opcheck ]] && exit 0
 
 fail=0
 # Each test binary runs in its package's folder, as `go test` runs it.

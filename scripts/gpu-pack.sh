@@ -23,7 +23,11 @@ git archive HEAD | tar -x -C "$stage/pack/src"
 bin="$stage/pack/src/bin"
 root="$(pwd)"
 : >"$bin/tests.txt"
-for pkg in $(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do
+# GPU_PACK_TESTS=0 leaves the Go test binaries out (a run of the op check
+# or the bench alone needs none of them).
+pkgs=""
+[[ "${GPU_PACK_TESTS:-1}" == 0 ]] || pkgs="$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...)"
+for pkg in $pkgs; do
   dir="$(go list -f '{{.Dir}}' "$pkg")"
   dir="${dir#"$root"}"
   name="$(echo "root$dir" | tr / _)"
@@ -32,9 +36,11 @@ for pkg in $(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{en
 done
 go build -o "$bin/emily-repl" ./cmd/emily-repl
 go build -o "$bin/bench" ./bench
+go build -o "$bin/opcheck" ./internal/opcheck/run
 g++ -std=c++20 -O2 -I.deps/mlx/mlx/include bench/control/chain.cc -L.deps/mlx/mlx/lib -lmlx \
   -Wl,-rpath,'$ORIGIN/../.deps/mlx/mlx/lib' -o "$bin/chain"
-gzip -9 "$bin"/*.test "$bin"/emily-repl "$bin"/bench "$bin"/chain
+shopt -s nullglob
+gzip -9 "$bin"/*.test "$bin"/opcheck "$bin"/emily-repl "$bin"/bench "$bin"/chain
 
 pipargs=(--quiet --no-deps --only-binary=:all: --platform manylinux_2_35_x86_64
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --implementation cp)
