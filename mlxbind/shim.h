@@ -58,6 +58,9 @@ int emily_array_from_bytes(emily_array* out, const void* data, size_t nbytes,
                            const int64_t* shape, int ndim, int dtype,
                            char** err);
 void emily_array_free(emily_array a);
+/* A second handle to a's array (the same buffer and graph node), freed
+ * on its own. */
+int emily_array_share(emily_array* out, emily_array a, char** err);
 /* Reads a's dtype code and rank, and its dims into dims when the rank is at
  * most cap (call again with a larger buffer otherwise). One call, no lock:
  * shape and dtype are fixed when an array is made. */
