@@ -158,3 +158,32 @@ func TestJitErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestFuseRunsEmptyArraysUnfused: MLX's CUDA compile divides by a zero
+// size on empty arrays (SIGFPE, seen on an H200 with a (0, 3) + (3,) add),
+// so a fused function whose inputs or intermediates are empty runs the
+// same replay unfused, with the right (empty) result.
+func TestFuseRunsEmptyArraysUnfused(t *testing.T) {
+	j, err := emily.Compile(func(a, b *emily.Tensor) *emily.Tensor {
+		return emily.Exp(emily.Add(a, b))
+	}, emily.WithFuse(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := j.Func().(func(a, b *emily.Tensor) *emily.Tensor)
+	out := f(emily.Zeros(0, 3), emily.Ones(3))
+	if got := out.Shape(); len(got) != 2 || got[0] != 0 || got[1] != 3 {
+		t.Fatalf("shape %v, want [0 3]", got)
+	}
+	full := f(emily.Zeros(2, 3), emily.Ones(3))
+	if got := full.ToFloat32s()[0]; got != float32(math.E) {
+		t.Fatalf("exp(1) = %v", got)
+	}
+	lanes := map[string]string{}
+	for _, p := range j.Programs() {
+		lanes[p.Inputs] = p.Lane
+	}
+	if lanes["float32[0 3], float32[3]"] != "native" || lanes["float32[2 3], float32[3]"] != "fuse" {
+		t.Fatalf("lanes by signature %v: want the empty one native, the other fuse", lanes)
+	}
+}

@@ -254,7 +254,12 @@ func (f *Function) build(lane Lane, inputs []*mlxbind.Array, s mlxbind.Stream) (
 		return nil, fmt.Errorf("%s: internal error, please report: %w\n%s", f.name, err, p)
 	}
 	e.program, e.native = p, native
-	if lane == LaneFuse {
+	if lane == LaneFuse && hasEmpty(inputs, p) {
+		// Nothing to fuse, and MLX's CUDA compile divides by a zero size
+		// (SIGFPE) on empty arrays: the same replay, unfused.
+		e.lane = LaneNative
+	}
+	if e.lane == LaneFuse {
 		if err := checkFuseDepth(p); err != nil {
 			if f.opts.Fallback == FallbackRaise {
 				return nil, fmt.Errorf("%s: %w", f.name, err)

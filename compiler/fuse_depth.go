@@ -3,8 +3,10 @@ package compiler
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/emily-go/emily/ir"
+	"github.com/emily-go/emily/mlxbind"
 )
 
 // maxFuseDepth bounds the dependency depth of a program the fuse lane
@@ -46,4 +48,22 @@ func checkFuseDepth(p *ir.Program) error {
 			ErrTooDeepToFuse, d, maxFuseDepth)
 	}
 	return nil
+}
+
+// hasEmpty reports whether an input or any instruction result of p has
+// no elements.
+func hasEmpty(inputs []*mlxbind.Array, p *ir.Program) bool {
+	for _, a := range inputs {
+		if a.Size() == 0 {
+			return true
+		}
+	}
+	for _, in := range p.Instrs {
+		for _, shape := range in.Shapes {
+			if slices.Contains(shape, 0) {
+				return true
+			}
+		}
+	}
+	return false
 }

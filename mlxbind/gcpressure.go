@@ -31,18 +31,21 @@ import (
 // threshold doubled on every collection, and a benchmark on an H200 still
 // peaked at 53 GB.
 //
-// Bytes are not the only cost. On CUDA a buffer MLX cannot take from its
-// cache is a fresh cudaMallocManaged / cudaMallocAsync, ~150 µs for a
-// 16-byte array on an H200, so a loop of small eager calls whose results
-// wait for the GC (a few bytes each, never near the byte threshold) paid
-// that on every call: `emily.Add` + `ToFloat32s` was 184 µs left to the
+// Bytes are not the only cost. On CUDA a result MLX cannot place in a
+// cached buffer gets a fresh device buffer, and reading it back moves it
+// to managed memory (cudaMallocManaged and a copy; a recycled buffer has
+// moved already): ~120 µs for a 16-byte array on an H200. So a loop of
+// small eager calls whose results wait for the GC (a few bytes each, never
+// near the byte threshold) paid that on every call: `emily.Add` + `ToFloat32s` was 184 µs left to the
 // GC against 29 µs freed (BENCHMARKS.md). So a collection also runs when
 // the number of live handles passes a threshold that adapts the same way
-// (twice the live count after a collection, at least minLiveThreshold):
+// (twice the live count after a collection, at least minLiveThreshold,
+// which keeps a collection per ~256 arrays to a few µs per array even on
+// the CPU, where there is nothing to gain):
 // the arrays it finds go back to MLX's cache and the next calls reuse them.
 const (
 	minGCThreshold   = 256 << 20
-	minLiveThreshold = 4096
+	minLiveThreshold = 256
 )
 
 // liveArrays counts handles not yet freed (Free, or drained after their
