@@ -32,13 +32,17 @@ func applyMulti(name string, op ir.Op, attrs ir.Attrs, xs ...*Tensor) []*Tensor 
 		if x == nil {
 			panic(&Error{Op: name, Err: fmt.Errorf("operand %d is nil", i+1)})
 		}
-		if x.tr != nil {
-			if tr != nil && tr != x.tr {
-				panic(newError(name, nil, fmt.Errorf("operands come from two different traces"), xs))
-			}
+		// Operands may come from a trace and the traces enclosing it (a
+		// region body using an outer value): the op joins the innermost.
+		if x.tr != nil && (tr == nil || x.tr.depth > tr.depth) {
 			tr = x.tr
 		}
 		arrays[i] = x.arr
+	}
+	for _, x := range xs {
+		if x.tr != nil && !x.tr.encloses(tr) {
+			panic(newError(name, nil, fmt.Errorf("operands come from two different traces"), xs))
+		}
 	}
 	var s mlxbind.Stream
 	switch {

@@ -12,11 +12,30 @@ import (
 	"github.com/emily-go/emily/mlxbind"
 )
 
-// tracer records the ops of one call of a function into a graph.
+// tracer records the ops of one call of a function into a graph. A
+// region body (the function under Grad, a loop body) is traced by a tracer
+// whose parent is the enclosing trace, if any: a tensor of an enclosing
+// trace that the body uses is lifted to an extra input of the body's
+// graph (a capture) rather than rejected.
 type tracer struct {
 	g      *ir.Graph
 	stream mlxbind.Stream
 	done   atomic.Bool
+
+	parent   *tracer
+	depth    int                   // 0 at the top, parent.depth+1 in a body
+	lifted   map[*ir.Node]*ir.Node // an enclosing trace's node -> its input here
+	captures []*Tensor             // the enclosing tensors lifted, in input order
+}
+
+// encloses reports whether tr is other or one of other's enclosing traces.
+func (tr *tracer) encloses(other *tracer) bool {
+	for t := other; t != nil; t = t.parent {
+		if t == tr {
+			return true
+		}
+	}
+	return false
 }
 
 // check rejects ops on symbolic tensors that escaped a finished trace.
@@ -27,10 +46,27 @@ func (tr *tracer) check(op string) {
 	}
 }
 
-// nodeOf returns x's node, capturing a concrete tensor as a constant.
+// nodeOf returns x's node, capturing a concrete tensor as a constant and
+// lifting a tensor of an enclosing trace to an input of this one.
 func (tr *tracer) nodeOf(x *Tensor) *ir.Node {
 	if x.node != nil {
-		return x.node
+		if x.tr == tr {
+			return x.node
+		}
+		if x.tr == nil || !x.tr.encloses(tr) {
+			panic(&Error{Op: "trace", Shapes: []string{describe(x)}, Err: fmt.Errorf("tensor comes from another trace"),
+				Hint: "a traced function must not use symbolic tensors of a trace it is not nested in"})
+		}
+		if n, ok := tr.lifted[x.node]; ok {
+			return n
+		}
+		if tr.lifted == nil {
+			tr.lifted = map[*ir.Node]*ir.Node{}
+		}
+		n := tr.g.Input(x.node.Shape, x.node.DType)
+		tr.lifted[x.node] = n
+		tr.captures = append(tr.captures, x)
+		return n
 	}
 	escape(x)
 	return tr.g.Const(x.arr)
@@ -129,7 +165,7 @@ func traceCall(fn reflect.Value, g *ir.Graph, inputs []*ir.Node, s mlxbind.Strea
 		if t == nil {
 			return nil, fmt.Errorf("result %d is a nil tensor", i)
 		}
-		if t.tr != nil && t.tr != tr {
+		if t.tr != nil && !t.tr.encloses(tr) {
 			return nil, fmt.Errorf("result %d comes from another trace", i)
 		}
 		outs[i] = tr.nodeOf(t)

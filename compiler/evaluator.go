@@ -58,15 +58,23 @@ func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 			v = g.Consts[n.Index]
 		case ir.ResultNode:
 			v = multi[n.Inputs[0].ID][n.Index]
-		case ir.ApplyNode, ir.HostNode:
+		case ir.ApplyNode, ir.HostNode, ir.RegionNode:
 			args := make([]*mlxbind.Array, len(n.Inputs))
 			for i, in := range n.Inputs {
 				args[i] = vals[in.ID]
 			}
 			var results []*mlxbind.Array
-			if n.Kind == ir.HostNode {
+			switch n.Kind {
+			case ir.HostNode:
 				v, err = n.Host(args)
-			} else {
+			case ir.RegionNode:
+				// A region's bodies run in the shim (MLX's transforms need
+				// a C++ function): one cgo call builds its results lazily.
+				var p *mlxbind.Program
+				if p, err = n.Region.Standalone(len(args), n.NOut); err == nil {
+					results, err = p.Apply(s, args)
+				}
+			default:
 				results, err = mlxbind.Op(s, int(n.Op), args, n.Attrs)
 				if err == nil && !n.Multi() {
 					v = results[0]

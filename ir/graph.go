@@ -17,7 +17,8 @@ const (
 	ConstNode                  // a concrete tensor the function captured
 	ApplyNode                  // an op applied to other nodes
 	HostNode                   // Go code applied to other nodes: the evaluator can run it, a Program cannot
-	ResultNode                 // result Index of a multi-result ApplyNode (Inputs[0])
+	ResultNode                 // result Index of a multi-result ApplyNode or a RegionNode (Inputs[0])
+	RegionNode                 // an op over sub-graphs (Region): autodiff, control flow; results through ResultNodes
 )
 
 // HostFunc is the Go side of a HostNode: it gets the operands' values and
@@ -38,6 +39,7 @@ type Node struct {
 	DType  mlxbind.DType
 	Host   HostFunc // HostNode only
 	Name   string   // HostNode: a name for errors and listings
+	Region *Region  // RegionNode only
 }
 
 // Graph is a traced function: inputs, captured constants, the nodes built
@@ -98,7 +100,7 @@ func (g *Graph) ApplyMulti(op Op, attrs []int64, shapes [][]int, dtypes []mlxbin
 
 // Multi reports whether n is an op node with several results (read through
 // its ResultNodes).
-func (n *Node) Multi() bool { return n.Kind == ApplyNode && n.NOut > 0 }
+func (n *Node) Multi() bool { return (n.Kind == ApplyNode || n.Kind == RegionNode) && n.NOut > 0 }
 
 // Host adds a Go function applied to inputs.
 func (g *Graph) Host(name string, fn HostFunc, shape []int, dtype mlxbind.DType, inputs ...*Node) *Node {
@@ -140,8 +142,14 @@ func (n *Node) Describe() string {
 		if n.Multi() {
 			return fmt.Sprintf("node %d (%s, %d results)", n.ID, what, n.NOut)
 		}
+	case RegionNode:
+		return fmt.Sprintf("node %d (%s, %d results)", n.ID, n.Region.Kind, n.NOut)
 	case ResultNode:
-		what = fmt.Sprintf("result %d of %s", n.Index, n.Inputs[0].Op)
+		if src := n.Inputs[0]; src.Kind == RegionNode {
+			what = fmt.Sprintf("result %d of %s", n.Index, src.Region.Kind)
+		} else {
+			what = fmt.Sprintf("result %d of %s", n.Index, src.Op)
+		}
 	}
 	return fmt.Sprintf("node %d (%s %s%v)", n.ID, what, n.DType, n.Shape)
 }

@@ -38,12 +38,17 @@ func (r Ref) String() string {
 // Instr is one instruction: an op, its operands and attributes (in the
 // wire form of Attrs), and its results' types.
 type Instr struct {
-	Op       Op
+	Op       Op // unused when Region is set
 	Operands []Ref
 	Attrs    []int64
 	Shapes   [][]int // one per result
 	DTypes   []mlxbind.DType
+	Region   *RegionInstr // a region instruction: its kind and lowered bodies
 }
+
+// regionOpcode is the opcode word of a region instruction in the shim's
+// wire form; its attribute words encode the region.
+const regionOpcode = -1
 
 // Program is a Graph flattened for replay: instruction i may only use
 // inputs, constants and instructions before i.
@@ -62,18 +67,38 @@ var ErrNotLowerable = errors.New("not lowerable to the native IR")
 // Lower flattens the live part of g into a Program. Constants that dead
 // code alone used are dropped.
 func Lower(g *Graph) (*Program, error) {
+	p := &Program{}
+	constIndex := map[*mlxbind.Array]Ref{}
+	return lowerInto(p, g, func(a *mlxbind.Array) Ref {
+		if r, ok := constIndex[a]; ok {
+			return r
+		}
+		r := Ref{Kind: RefConst, Index: len(p.Consts)}
+		p.Consts = append(p.Consts, a)
+		constIndex[a] = r
+		return r
+	})
+}
+
+// lower flattens a region body: constRef maps its constants to inputs.
+func lower(g *Graph, constRef func(*mlxbind.Array) Ref) (*Program, error) {
+	return lowerInto(&Program{}, g, constRef)
+}
+
+// lowerInto flattens g into p; constRef says where a constant lives (the
+// top level's constant table, or a hoisted input of a region body).
+func lowerInto(p *Program, g *Graph, constRef func(*mlxbind.Array) Ref) (*Program, error) {
 	if len(g.Outputs) == 0 {
 		return nil, fmt.Errorf("ir.Lower: the function returns no tensors")
 	}
-	p := &Program{NInputs: len(g.Inputs)}
+	p.NInputs = len(g.Inputs)
 	refs := make(map[int]Ref, len(g.Nodes))
 	for _, n := range g.Schedule() {
 		switch n.Kind {
 		case InputNode:
 			refs[n.ID] = Ref{Kind: RefInput, Index: n.Index}
 		case ConstNode:
-			refs[n.ID] = Ref{Kind: RefConst, Index: len(p.Consts)}
-			p.Consts = append(p.Consts, g.Consts[n.Index])
+			refs[n.ID] = constRef(g.Consts[n.Index])
 		case HostNode:
 			return nil, fmt.Errorf("ir.Lower: %s runs Go code: %w", n.Describe(), ErrNotLowerable)
 		case ResultNode:
@@ -82,6 +107,23 @@ func Lower(g *Graph) (*Program, error) {
 			refs[n.ID] = r
 			ins := &p.Instrs[r.Index]
 			ins.Shapes[n.Index], ins.DTypes[n.Index] = n.Shape, n.DType
+		case RegionNode:
+			var operands []Ref
+			for _, in := range n.Inputs {
+				operands = append(operands, refs[in.ID])
+			}
+			ri, operands, err := lowerRegion(n, operands, constRef)
+			if err != nil {
+				return nil, fmt.Errorf("ir.Lower: %s: %w", n.Describe(), err)
+			}
+			refs[n.ID] = Ref{Kind: RefInstr, Index: len(p.Instrs)}
+			ins := Instr{Operands: operands, Region: ri, Shapes: make([][]int, n.NOut), DTypes: make([]mlxbind.DType, n.NOut)}
+			for i := range n.NOut { // Graph.Region adds the ResultNodes right after n
+				if r := g.Nodes[n.ID+1+i]; r.Kind == ResultNode && r.Inputs[0] == n {
+					ins.Shapes[i], ins.DTypes[i] = r.Shape, r.DType
+				}
+			}
+			p.Instrs = append(p.Instrs, ins)
 		case ApplyNode:
 			if n.Op < 0 || n.Op >= opCount {
 				return nil, fmt.Errorf("ir.Lower: %s: %w", n.Describe(), ErrNotLowerable)
@@ -108,12 +150,16 @@ func Lower(g *Graph) (*Program, error) {
 // attribute words; and the packed output refs.
 func (p *Program) Encode() (code, outputs []int64) {
 	for _, ins := range p.Instrs {
-		code = append(code, int64(ins.Op), int64(len(ins.Shapes)), int64(len(ins.Operands)))
+		op, attrs := int64(ins.Op), ins.Attrs
+		if ins.Region != nil {
+			op, attrs = regionOpcode, ins.Region.encode()
+		}
+		code = append(code, op, int64(len(ins.Shapes)), int64(len(ins.Operands)))
 		for _, r := range ins.Operands {
 			code = append(code, mlxbind.Ref(int(r.Kind), r.Index, r.Out))
 		}
-		code = append(code, int64(len(ins.Attrs)))
-		code = append(code, ins.Attrs...)
+		code = append(code, int64(len(attrs)))
+		code = append(code, attrs...)
 	}
 	for _, r := range p.Outputs {
 		outputs = append(outputs, mlxbind.Ref(int(r.Kind), r.Index, r.Out))
@@ -142,6 +188,14 @@ func (p *Program) String() string {
 		}
 		if len(ins.Shapes) != 1 {
 			lhs = fmt.Sprintf("%%%d.0..%d", i, len(ins.Shapes)-1)
+		}
+		if ins.Region != nil {
+			line := fmt.Sprintf("  %s = %s %s", lhs, ins.Region.Kind, strings.Join(ops, ", "))
+			if len(ins.Region.Params) > 0 {
+				line += fmt.Sprintf(" params=%v", ins.Region.Params)
+			}
+			fmt.Fprintf(&b, "%-40s : %s\n%s", line, strings.Join(types, ", "), ins.Region)
+			continue
 		}
 		line := fmt.Sprintf("  %s = %s %s", lhs, ins.Op, strings.Join(ops, ", "))
 		if len(ins.Attrs) > 0 {

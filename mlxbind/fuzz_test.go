@@ -26,6 +26,18 @@ func FuzzNewProgram(f *testing.F) {
 	f.Add(words(-1), words(), uint8(0))
 	f.Add(words(add, 1, -5), words(Ref(RefInput, 3, 0)), uint8(1))
 	f.Add(words(add, 1, 2, in0, in0, 0, add, 1, 2, out0, out0, 0), words(Ref(RefInstr, 1, 0), out0), uint8(1))
+	// A region instruction (opcode -1): value_and_grad (kind 1) of a body
+	// adding its argument to itself, whose result is not a scalar (a run
+	// error); then an unknown region kind, and a capture out of range.
+	body := []int64{add, 1, 2, in0, in0, 0}
+	region := func(kind, capture int64) []byte {
+		w := []int64{kind, 1, 0, 1, 1, 1, capture, int64(len(body))}
+		w = append(append(w, body...), 1, out0)
+		return words(append([]int64{-1, 2, 1, in0, int64(len(w))}, w...)...)
+	}
+	f.Add(region(1, 0), words(Ref(RefInstr, 0, 1)), uint8(1))
+	f.Add(region(99, 0), words(Ref(RefInstr, 0, 1)), uint8(1))
+	f.Add(region(1, 7), words(Ref(RefInstr, 0, 1)), uint8(1))
 	f.Fuzz(func(t *testing.T, rawCode, rawOut []byte, nInputs uint8) {
 		decode := func(b []byte) []int64 {
 			var out []int64

@@ -1,12 +1,14 @@
 // program.cc: a traced function as a flat instruction list, validated once
 // and replayed in one call (the native lane), optionally under
 // mlx::core::compile (fuse).
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <optional>
 #include <sstream>
 
 #include "mlx/compile_impl.h"
+#include "program.hpp"
 #include "shim_internal.hpp"
 
 namespace emily {
@@ -21,13 +23,20 @@ constexpr int64_t kOutMask = (int64_t(1) << (kKindShift - kOutShift)) - 1;
 // At construction an instruction ref (instruction i, result k) becomes a
 // flat value slot: slots hold every result of every instruction in order.
 struct Instr {
-  int opcode;
+  int opcode;  // kRegionOpcode: a region instruction, see Program::regions
   int n_out;
   int n_in;
   size_t in_off;  // into Program::refs
   int n_attrs;
   size_t attr_off;  // into Program::attrs
+  int region = -1;  // region instructions: index into Program::regions
 };
+
+// The opcode word of a region instruction; its attribute words encode the
+// region (see decode_region).
+constexpr int64_t kRegionOpcode = -1;
+// Nesting limit for regions: decoding recurses once per level.
+constexpr int kMaxRegionDepth = 64;
 
 // A fused replay for one stream: MLX's compile cache is per OS thread and
 // keyed by fun_id, so each (program, stream) pair gets an id that is never
@@ -58,6 +67,7 @@ struct emily_program_s {
   std::vector<int64_t> refs;
   std::vector<int64_t> attrs;
   std::vector<int64_t> outputs;
+  std::vector<emily::Region> regions;  // decoded region instructions
   std::map<int, emily::Fused> fused;  // by stream index
   int64_t n_slots = 0;  // results of all instructions, in order
   // release[k] lists the value slots whose last use is instruction k: build drops them right after it, so that when MLX evaluates the
@@ -134,6 +144,18 @@ struct emily_program_s {
       for (int j = 0; j < ins.n_in; ++j) {
         in.push_back(resolve(refs[ins.in_off + j], inputs, slots));
       }
+      if (ins.region >= 0) {
+        const emily::Region& r = regions[ins.region];
+        auto results = emily::region_kind(r.kind)->run(r, in, s);
+        if (static_cast<int>(results.size()) != ins.n_out) {
+          throw std::logic_error(std::string(emily::region_kind(r.kind)->name) + ": gave " +
+                                 std::to_string(results.size()) + " results, expected " +
+                                 std::to_string(ins.n_out));
+        }
+        for (auto& r : results) slots.emplace_back(std::move(r));
+        for (int32_t dead : release[k]) slots[dead].reset();
+        continue;
+      }
       emily::OpArgs args{in, attrs.data() + ins.attr_off, ins.n_attrs, s};
       if (ins.n_out == 1) {
         slots.emplace_back(std::move(emily::apply_op(ins.opcode, args)[0]));
@@ -194,42 +216,134 @@ int64_t read_word(const int64_t* code, size_t n_code, size_t& pc,
 }  // namespace
 }  // namespace emily
 
-extern "C" {
+namespace emily {
+namespace {
 
-int emily_program_new(emily_program* out, int n_inputs, const emily_array* consts,
-                      int n_consts, const int64_t* code, size_t n_code,
-                      const int64_t* outputs, int n_outputs, char** err) {
-  return emily::guarded(err, [&] {
-    auto p = std::make_unique<emily_program_s>();
-    p->n_inputs = n_inputs;
-    for (int i = 0; i < n_consts; ++i) p->consts.push_back(consts[i]->a);
-    size_t pc = 0;
-    std::vector<int64_t> base;  // first slot of each instruction
-    int64_t n_slots = 0;
-    while (pc < n_code) {
-      std::string where = "instruction " + std::to_string(p->instrs.size());
-      emily::Instr ins{};
-      auto word_in = [&](int64_t lo, int64_t hi, const char* what) {
-        int64_t v = emily::read_word(code, n_code, pc, where);
-        if (v < lo || v > hi) {
-          throw std::invalid_argument(where + ": " + what + " " + std::to_string(v) + " out of range");
-        }
-        return static_cast<int>(v);
-      };
-      ins.opcode = word_in(0, EMILY_OPCODE_COUNT - 1, "opcode");
-      ins.n_out = word_in(1, 1 << 16, "result count");
-      ins.n_in = word_in(0, static_cast<int64_t>(n_code), "operand count");
-      ins.in_off = p->refs.size();
-      for (int k = 0; k < ins.n_in; ++k) {
-        int64_t ref = emily::read_word(code, n_code, pc, where);
-        p->refs.push_back(emily::check_ref(ref, n_inputs, n_consts, p->instrs, base, where));
+std::unique_ptr<emily_program_s> decode_program(int n_inputs, int n_consts, const int64_t* code,
+                                                size_t n_code, const int64_t* outputs,
+                                                int n_outputs, int depth,
+                                                const std::string& scope);
+
+// decode_region reads a region instruction's attribute words:
+//   kind, n_params, params..., n_bodies, then per body:
+//   n_args, n_captures, captures..., n_code, code..., n_outputs, outputs...
+// Bodies are programs without constants (the Go lowerer hoists a body's
+// constants to region operands) validated like the top level.
+Region decode_region(const int64_t* w, size_t n, int n_operands, int depth,
+                     const std::string& where) {
+  if (depth >= kMaxRegionDepth) {
+    throw std::invalid_argument(where + ": regions nested deeper than " +
+                                std::to_string(kMaxRegionDepth));
+  }
+  size_t pc = 0;
+  auto word = [&](int64_t lo, int64_t hi, const char* what) {
+    if (pc >= n) throw std::invalid_argument(where + ": region words end early (" + what + ")");
+    int64_t v = w[pc++];
+    if (v < lo || v > hi) {
+      throw std::invalid_argument(where + ": region " + what + " " + std::to_string(v) +
+                                  " out of range");
+    }
+    return v;
+  };
+  auto span = [&](int64_t len, const char* what) {
+    if (len < 0 || static_cast<uint64_t>(len) > n - pc) {
+      throw std::invalid_argument(where + ": region " + what + " runs past the region words");
+    }
+    const int64_t* p = w + pc;
+    pc += static_cast<size_t>(len);
+    return p;
+  };
+  Region r;
+  r.kind = static_cast<int>(word(0, 1 << 20, "kind"));
+  const RegionKind* rk = region_kind(r.kind);
+  if (rk == nullptr) {
+    throw std::invalid_argument(where + ": unknown region kind " + std::to_string(r.kind));
+  }
+  int64_t n_params = word(0, static_cast<int64_t>(n), "parameter count");
+  const int64_t* params = span(n_params, "parameters");
+  r.params.assign(params, params + n_params);
+  int64_t n_bodies = word(0, static_cast<int64_t>(n), "body count");
+  for (int64_t b = 0; b < n_bodies; ++b) {
+    std::string bwhere = where + " (" + rk->name + ") body " + std::to_string(b);
+    Body body;
+    body.n_args = static_cast<int>(word(0, 1 << 20, "argument count"));
+    int64_t n_caps = word(0, static_cast<int64_t>(n), "capture count");
+    const int64_t* caps = span(n_caps, "captures");
+    for (int64_t k = 0; k < n_caps; ++k) {
+      if (caps[k] < 0 || caps[k] >= n_operands) {
+        throw std::invalid_argument(bwhere + ": capture " + std::to_string(k) +
+                                    " names operand " + std::to_string(caps[k]) + " of " +
+                                    std::to_string(n_operands));
       }
-      ins.n_attrs = word_in(0, static_cast<int64_t>(n_code), "attribute word count");
+      body.captures.push_back(static_cast<int>(caps[k]));
+    }
+    int64_t n_code = word(0, static_cast<int64_t>(n), "code length");
+    const int64_t* code = span(n_code, "code");
+    int64_t n_outs = word(1, static_cast<int64_t>(n), "output count");
+    const int64_t* outs = span(n_outs, "outputs");
+    body.prog = decode_program(body.n_args + static_cast<int>(n_caps), 0, code,
+                               static_cast<size_t>(n_code), outs, static_cast<int>(n_outs),
+                               depth + 1, bwhere + ": ");
+    body.n_outputs = static_cast<int>(n_outs);
+    r.bodies.push_back(std::move(body));
+  }
+  if (pc != n) {
+    throw std::invalid_argument(where + ": " + std::to_string(n - pc) +
+                                " region word(s) too many");
+  }
+  return r;
+}
+
+std::unique_ptr<emily_program_s> decode_program(int n_inputs, int n_consts, const int64_t* code,
+                                                size_t n_code, const int64_t* outputs,
+                                                int n_outputs, int depth,
+                                                const std::string& scope) {
+  auto p = std::make_unique<emily_program_s>();
+  p->n_inputs = n_inputs;
+  size_t pc = 0;
+  std::vector<int64_t> base;  // first slot of each instruction
+  int64_t n_slots = 0;
+  while (pc < n_code) {
+    std::string where = scope + "instruction " + std::to_string(p->instrs.size());
+    emily::Instr ins{};
+    auto word_in = [&](int64_t lo, int64_t hi, const char* what) {
+      int64_t v = emily::read_word(code, n_code, pc, where);
+      if (v < lo || v > hi) {
+        throw std::invalid_argument(where + ": " + what + " " + std::to_string(v) + " out of range");
+      }
+      return static_cast<int>(v);
+    };
+    ins.opcode = word_in(kRegionOpcode, EMILY_OPCODE_COUNT - 1, "opcode");
+    ins.n_out = word_in(1, 1 << 16, "result count");
+    ins.n_in = word_in(0, static_cast<int64_t>(n_code), "operand count");
+    ins.in_off = p->refs.size();
+    for (int k = 0; k < ins.n_in; ++k) {
+      int64_t ref = emily::read_word(code, n_code, pc, where);
+      p->refs.push_back(emily::check_ref(ref, n_inputs, n_consts, p->instrs, base, where));
+    }
+    ins.n_attrs = word_in(0, static_cast<int64_t>(n_code - pc), "attribute word count");
+    int want;
+    if (ins.opcode == kRegionOpcode) {
+      Region r = decode_region(code + pc, ins.n_attrs, ins.n_in, depth, where);
+      pc += ins.n_attrs;
+      const RegionKind* rk = region_kind(r.kind);
+      try {
+        want = rk->check(r, ins.n_in);
+      } catch (const std::exception& e) {
+        throw std::invalid_argument(where + ": " + rk->name + ": " + e.what());
+      }
+      ins.n_attrs = 0;
+      ins.region = static_cast<int>(p->regions.size());
+      p->regions.push_back(std::move(r));
+      if (want != ins.n_out) {
+        throw std::invalid_argument(where + ": " + rk->name + " gives " + std::to_string(want) +
+                                    " results, the code says " + std::to_string(ins.n_out));
+      }
+    } else {
       ins.attr_off = p->attrs.size();
       for (int k = 0; k < ins.n_attrs; ++k) {
         p->attrs.push_back(emily::read_word(code, n_code, pc, where));
       }
-      int want;
       try {
         want = emily::check_op(ins.opcode, ins.n_in, p->attrs.data() + ins.attr_off,
                                ins.n_attrs);
@@ -241,19 +355,157 @@ int emily_program_new(emily_program* out, int n_inputs, const emily_array* const
                                     std::to_string(want) + " results, the code says " +
                                     std::to_string(ins.n_out));
       }
-      base.push_back(n_slots);
-      n_slots += ins.n_out;
-      p->instrs.push_back(ins);
     }
-    if (n_outputs < 1) throw std::invalid_argument("program has no outputs");
-    for (int i = 0; i < n_outputs; ++i) {
-      p->outputs.push_back(emily::check_ref(outputs[i], n_inputs, n_consts, p->instrs, base,
-                                            "output " + std::to_string(i)));
+    base.push_back(n_slots);
+    n_slots += ins.n_out;
+    p->instrs.push_back(ins);
+  }
+  if (n_outputs < 1) throw std::invalid_argument(scope + "program has no outputs");
+  for (int i = 0; i < n_outputs; ++i) {
+    p->outputs.push_back(emily::check_ref(outputs[i], n_inputs, n_consts, p->instrs, base,
+                                          scope + "output " + std::to_string(i)));
+  }
+  p->n_slots = n_slots;
+  p->plan_release();
+  return p;
+}
+
+std::map<int, RegionKind>& region_table() {
+  static std::map<int, RegionKind> table;
+  return table;
+}
+
+}  // namespace
+
+const RegionKind* region_kind(int kind) {
+  auto& t = region_table();
+  auto it = t.find(kind);
+  return it == t.end() ? nullptr : &it->second;
+}
+
+RegionRegistrar::RegionRegistrar(int kind, RegionKind row) { region_table()[kind] = row; }
+
+std::vector<mx::array> Body::inputs(const std::vector<mx::array>& args,
+                                    const std::vector<mx::array>& operands) const {
+  std::vector<mx::array> in(args);
+  in.reserve(args.size() + captures.size());
+  for (int c : captures) in.push_back(operands[c]);
+  return in;
+}
+
+std::vector<mx::array> Body::call(const std::vector<mx::array>& args,
+                                  const std::vector<mx::array>& operands, mx::Stream s) const {
+  if (static_cast<int>(args.size()) != n_args) {
+    throw std::logic_error("region body takes " + std::to_string(n_args) + " arguments, got " +
+                           std::to_string(args.size()));
+  }
+  return prog->build(inputs(args, operands), s);
+}
+
+std::string blame_transform(const Body& b, const std::vector<mx::array>& inputs,
+                            const std::vector<bool>& diff_in, bool forward, mx::Stream s) {
+  const emily_program_s& p = *b.prog;
+  // Rebuild the body keeping every slot, and track which slots depend on
+  // the differentiated inputs.
+  std::vector<mx::array> slots;
+  std::vector<bool> dep;
+  struct Probe {
+    size_t k;
+    std::vector<mx::array> in;
+    std::vector<int> diff;  // operand positions that depend on the inputs
+  };
+  std::vector<Probe> probes;
+  for (size_t k = 0; k < p.instrs.size(); ++k) {
+    const auto& ins = p.instrs[k];
+    std::vector<mx::array> in;
+    std::vector<int> diff;
+    for (int j = 0; j < ins.n_in; ++j) {
+      int64_t ref = p.refs[ins.in_off + j];
+      int64_t idx = ref & kIndexMask;
+      bool d = false;
+      switch (ref >> kKindShift) {
+        case kInput:
+          in.push_back(inputs[idx]);
+          d = idx < static_cast<int64_t>(diff_in.size()) && diff_in[idx];
+          break;
+        case kConst:
+          in.push_back(p.consts[idx]);
+          break;
+        default:
+          in.push_back(slots[idx]);
+          d = dep[idx];
+      }
+      if (d) diff.push_back(j);
     }
-    p->n_slots = n_slots;
+    std::vector<mx::array> outs;
+    if (ins.region >= 0) {
+      const Region& r = p.regions[ins.region];
+      outs = region_kind(r.kind)->run(r, in, s);
+    } else {
+      outs = apply_op(ins.opcode, OpArgs{in, p.attrs.data() + ins.attr_off, ins.n_attrs, s});
+    }
+    for (auto& o : outs) {
+      slots.push_back(o);
+      dep.push_back(!diff.empty());
+    }
+    if (!diff.empty() && ins.region < 0) probes.push_back({k, std::move(in), std::move(diff)});
+  }
+  if (!forward) std::reverse(probes.begin(), probes.end());
+  for (auto& pr : probes) {
+    const auto& ins = p.instrs[pr.k];
+    auto fun = [&](const std::vector<mx::array>& xs) {
+      std::vector<mx::array> in(pr.in);
+      for (size_t i = 0; i < pr.diff.size(); ++i) in[pr.diff[i]] = xs[i];
+      return apply_op(ins.opcode, OpArgs{in, p.attrs.data() + ins.attr_off, ins.n_attrs, s});
+    };
+    std::vector<mx::array> primals;
+    for (int d : pr.diff) primals.push_back(pr.in[d]);
+    try {
+      if (forward) {
+        std::vector<mx::array> tangents;
+        for (auto& x : primals) tangents.push_back(mx::ones_like(x, s));
+        mx::jvp(fun, primals, tangents);
+      } else {
+        std::vector<mx::array> cotangents;
+        for (auto& o : fun(primals)) cotangents.push_back(mx::ones_like(o, s));
+        mx::vjp(fun, primals, cotangents);
+      }
+    } catch (const std::exception& e) {
+      return "instruction %" + std::to_string(pr.k) + " (" + kOpRows[ins.opcode].name + "): " +
+             e.what();
+    }
+  }
+  return "";
+}
+
+}  // namespace emily
+
+extern "C" {
+
+int emily_program_new(emily_program* out, int n_inputs, const emily_array* consts,
+                      int n_consts, const int64_t* code, size_t n_code,
+                      const int64_t* outputs, int n_outputs, char** err) {
+  return emily::guarded(err, [&] {
+    if (n_inputs < 0 || n_consts < 0) throw std::invalid_argument("negative input or const count");
+    auto p = emily::decode_program(n_inputs, n_consts, code, n_code, outputs, n_outputs, 0, "");
+    for (int i = 0; i < n_consts; ++i) p->consts.push_back(consts[i]->a);
     p->split_shared_scalars();
-    p->plan_release();
     *out = p.release();
+  });
+}
+
+int emily_program_apply(emily_program p, const emily_array* inputs, int n_inputs,
+                        emily_array* outs, int stream, char** err) {
+  return emily::guarded(err, [&] {
+    if (n_inputs != p->n_inputs) {
+      throw std::invalid_argument("program takes " + std::to_string(p->n_inputs) +
+                                  " inputs, got " + std::to_string(n_inputs));
+    }
+    std::vector<mx::array> in;
+    in.reserve(n_inputs);
+    for (int i = 0; i < n_inputs; ++i) in.push_back(inputs[i]->a);
+    std::vector<mx::array> result = p->build(in, emily::stream_at(stream));
+    for (size_t i = 0; i < result.size(); ++i) outs[i] = emily::wrap(std::move(result[i]));
   });
 }
 

@@ -101,6 +101,33 @@ func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
 	return result, nil
 }
 
+// Apply builds the program's outputs on inputs on stream s lazily, without
+// evaluating them (as eager ops do): the evaluator lane runs region
+// instructions this way, eager autodiff runs its one-instruction program,
+// and tracing applies it to placeholders to learn the results' types.
+func (p *Program) Apply(s Stream, inputs []*Array) ([]*Array, error) {
+	if p.freed.Load() {
+		return nil, fmt.Errorf("mlxbind: program was freed")
+	}
+	hs, err := handles("program input", inputs)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]C.emily_array, p.nOutputs)
+	var msg *C.char
+	status := C.emily_program_apply(p.h, firstHandle(hs), C.int(len(hs)), &outs[0], s.index, &msg)
+	runtime.KeepAlive(inputs)
+	runtime.KeepAlive(p)
+	if err := takeError(status, msg, "program apply"); err != nil {
+		return nil, err
+	}
+	result := make([]*Array, len(outs))
+	for i, o := range outs {
+		result[i] = newArray(o)
+	}
+	return result, nil
+}
+
 // FusedTraces returns how many times mlx::core::compile has traced a fused
 // replay in this process: once per program, stream, input signature and OS
 // thread, never per call once compiled (tests count it).

@@ -90,6 +90,8 @@ int emily_opcode_attr(int opcode, int i, int* kind, int* n_enum);
  * n_operands, operand refs..., n_attr_words, attr words... An operand ref
  * packs its kind in bits 48 and up (0 input, 1 const, 2 instruction), the
  * result of a multi-result instruction in bits 32..47, the index below.
+ * Opcode -1 is a region instruction: its attribute words hold a region
+ * kind, parameters and nested programs (program.cc, decode_region).
  * Construction validates everything once; replay trusts it. */
 int emily_program_new(emily_program* out, int n_inputs, const emily_array* consts,
                       int n_consts, const int64_t* code, size_t n_code,
@@ -102,6 +104,11 @@ void emily_program_free(emily_program p);
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
                       emily_array* outs, int stream, int fuse,
                       size_t* active_memory, char** err);
+/* Builds p's outputs on inputs lazily, without evaluating them: the
+ * evaluator lane and eager autodiff run region instructions this way, and
+ * tracing applies it to placeholders to infer result types. */
+int emily_program_apply(emily_program p, const emily_array* inputs, int n_inputs,
+                        emily_array* outs, int stream, char** err);
 /* How many times mlx::core::compile has traced a fused replay so far. */
 int64_t emily_fused_traces(void);
 
