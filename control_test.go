@@ -12,7 +12,6 @@ import (
 type (
 	tensor  = emily.Tensor
 	tensors = []*emily.Tensor
-	fn1     = func(*emily.Tensor) *emily.Tensor
 	fn1x2   = func(*emily.Tensor) (*emily.Tensor, *emily.Tensor)
 )
 
