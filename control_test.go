@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/compiler"
 	"github.com/emily-go/emily/mlxbind"
 )
 
@@ -526,5 +527,114 @@ func TestCondBranchMismatch(t *testing.T) {
 			g := emily.Jit(f, l.opt).(fn1)
 			cfWantErr(t, l.name+" "+c.name, cfErrOf(func() { g(x) }), append([]string{"Cond", "fix:"}, c.parts...)...)
 		}
+	}
+}
+
+// TestFuseDepthCountsLoopBodies: a loop body too deep for
+// mlx::core::compile (whose recursion overflows the C++ stack) runs
+// unfused with a fallback event, as a too-deep straight-line graph does.
+func TestFuseDepthCountsLoopBodies(t *testing.T) {
+	const n = 12000 // over the 10,000 limit
+	f := func(x *tensor) *tensor {
+		return emily.While(func(s tensors) *tensor { return emily.Less(s[0], 2) },
+			func(s tensors) tensors {
+				y := s[1]
+				for range n {
+					y = emily.Add(y, 1)
+				}
+				return tensors{emily.Add(s[0], 1), y}
+			}, emily.ScalarOf(0, emily.Int32), x)[1]
+	}
+	var events []compiler.Event
+	cancel := compiler.Subscribe(func(e compiler.Event) {
+		if e.Kind == compiler.EventFallback {
+			events = append(events, e)
+		}
+	})
+	defer cancel()
+	before := mlxbind.FusedTraces()
+	j, err := emily.Compile(f, emily.WithFuse(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := j.Func().(fn1)(emily.FromSlice([]float32{0.5})).ToFloat32s()[0]; got != 2*n+0.5 {
+		t.Errorf("got %v, want %v", got, 2*n+0.5)
+	}
+	if len(events) != 1 || !strings.Contains(events[0].Err.Error(), "too deep to fuse") {
+		t.Errorf("fallback events = %v, want one saying the graph is too deep to fuse", events)
+	}
+	if got := mlxbind.FusedTraces() - before; got != 0 {
+		t.Errorf("mlx::core::compile traced %d bodies, want none", got)
+	}
+}
+
+// TestGradThroughControlFlow: MLX's vjp follows the loop as it runs (each
+// iteration's body is on its tape) and the branch taken, eagerly and in
+// every lane.
+func TestGradThroughControlFlow(t *testing.T) {
+	// x^4 by three multiplications in a loop, and x*x or x by a branch.
+	pow4 := func(x *tensor) *tensor {
+		out := emily.While(func(s tensors) *tensor { return emily.Less(s[0], 3) },
+			func(s tensors) tensors { return tensors{emily.Add(s[0], 1), emily.Mul(s[1], x)} },
+			emily.ScalarOf(0, emily.Int32), x)
+		return emily.Sum(out[1])
+	}
+	square := func(x *tensor) *tensor {
+		return emily.Sum(emily.Cond(emily.Greater(emily.Sum(x), 0),
+			func(a tensors) tensors { return tensors{emily.Mul(a[0], a[0])} },
+			func(a tensors) tensors { return tensors{a[0]} }, x)[0])
+	}
+	x := emily.FromSlice([]float32{0.5, 2, -1})
+	neg := emily.FromSlice([]float32{-0.5, -2, 1})
+	check := func(lane string, dpow, dsq fn1) {
+		for i, g := range dpow(x).ToFloat32s() {
+			v := x.ToFloat32s()[i]
+			if want := 4 * v * v * v; math.Abs(float64(g-want)) > 1e-5 {
+				t.Errorf("%s: d/dx sum(x^4) at %v = %v, want %v", lane, v, g, want)
+			}
+		}
+		for i, g := range dsq(x).ToFloat32s() {
+			if want := 2 * x.ToFloat32s()[i]; g != want {
+				t.Errorf("%s: d/dx sum(x*x) = %v, want %v (the then branch)", lane, g, want)
+			}
+		}
+		for _, g := range dsq(neg).ToFloat32s() {
+			if g != 1 {
+				t.Errorf("%s: d/dx sum(x) = %v, want 1 (the els branch)", lane, g)
+			}
+		}
+	}
+	check("eager", emily.Grad(pow4).(fn1), emily.Grad(square).(fn1))
+	for _, l := range cfLanes {
+		check(l.name, emily.Jit(emily.Grad(pow4), l.opt).(fn1), emily.Jit(emily.Grad(square), l.opt).(fn1))
+	}
+}
+
+// TestWhilePassThrough: a body may return a state slot unchanged, and
+// one captured tensor in several slots, in every lane (under fuse the
+// compiled body then has outputs that are its inputs).
+func TestWhilePassThrough(t *testing.T) {
+	f := func(x *tensor) (*tensor, *tensor) {
+		out := emily.While(func(s tensors) *tensor { return emily.Less(s[0], 5) },
+			func(s tensors) tensors { return tensors{emily.Add(s[0], 1), s[1], x, x} },
+			emily.ScalarOf(0, emily.Int32), x, emily.ZerosLike(x), x)
+		return out[1], emily.Add(out[2], out[3])
+	}
+	x := emily.FromSlice([]float32{1.5, -3})
+	check := func(lane string, f fn1x2) {
+		a, b := f(x)
+		if got := a.ToFloat32s(); got[0] != 1.5 || got[1] != -3 {
+			t.Errorf("%s: passed-through slot = %v, want %v", lane, got, x.ToFloat32s())
+		}
+		if got := b.ToFloat32s(); got[0] != 3 || got[1] != -6 {
+			t.Errorf("%s: captured slots sum to %v, want [3 -6]", lane, got)
+		}
+	}
+	check("eager", f)
+	for _, l := range cfLanes {
+		check(l.name, emily.Jit(f, l.opt).(fn1x2))
+	}
+	if got := x.ToFloat32s(); got[0] != 1.5 {
+		t.Errorf("the input was changed or released: %v", got)
 	}
 }
