@@ -28,7 +28,7 @@ import (
 //			n := emily.Where(odd, emily.Add(emily.Mul(s[0], 3), 1), emily.FloorDivide(s[0], 2))
 //			return []*emily.Tensor{n, emily.Add(s[1], 1)}
 //		},
-//		emily.Scalar(int32(27)), emily.Scalar(int32(0)))
+//		emily.ScalarOf(27, emily.Int32), emily.ScalarOf(0, emily.Int32))
 //	// out[1] holds 111
 //
 // Eagerly, each iteration's temporaries and the previous state are
@@ -93,6 +93,18 @@ func Cond(pred *Tensor, then, els func(args []*Tensor) []*Tensor, args ...*Tenso
 	checkBranch(name, outs)
 	return outs
 }
+
+// ErrInterrupted is wrapped by the error of a While loop that Interrupt
+// stopped.
+var ErrInterrupted = mlxbind.ErrInterrupted
+
+// Interrupt stops every While loop running now, eager or jitted, in any
+// lane, at its next iteration, with an error wrapping ErrInterrupted;
+// loops started later are not affected. The REPL and the Jupyter kernel
+// call it when the user interrupts a cell: a jitted loop runs inside one
+// call into the shim, which nothing else could stop. Safe from any
+// goroutine.
+func Interrupt() { mlxbind.Interrupt() }
 
 // traceOf returns the trace that ts belong to, or the trace running on
 // this goroutine, or nil when the call is eager.
@@ -193,7 +205,11 @@ func eagerWhile(cond func([]*Tensor) *Tensor, body func([]*Tensor) []*Tensor, in
 	// owned holds the state tensors the loop made (and so may release):
 	// never init, nor a tensor from outside that the body returned.
 	owned := map[*Tensor]bool{}
+	seen := mlxbind.Interrupts()
 	for iter := 0; ; iter++ {
+		if mlxbind.Interrupts() != seen {
+			panic(&Error{Op: "While", Err: fmt.Errorf("%w: the loop stopped after %d iterations", ErrInterrupted, iter)})
+		}
 		next, made, done := eagerStep(cond, body, state, init, iter)
 		if done {
 			return state

@@ -1,9 +1,11 @@
 package emily_test
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/compiler"
@@ -636,5 +638,44 @@ func TestWhilePassThrough(t *testing.T) {
 	}
 	if got := x.ToFloat32s(); got[0] != 1.5 {
 		t.Errorf("the input was changed or released: %v", got)
+	}
+}
+
+// TestWhileInterrupt: Interrupt stops a loop that never ends, eagerly and
+// in every lane (native and fuse run it inside one call into the shim).
+func TestWhileInterrupt(t *testing.T) {
+	forever := func(x *tensor) *tensor {
+		return emily.While(func(s tensors) *tensor { return emily.Less(s[0], 1) },
+			func(s tensors) tensors { return tensors{emily.Mul(s[0], 0)} }, x)[0]
+	}
+	run := func(lane string, f fn1) {
+		done := make(chan error, 1)
+		go func() { done <- emily.Try(func() { f(emily.Scalar(0)) }) }()
+		deadline := time.After(30 * time.Second)
+		// Interrupt until the call returns: a loop that starts after an
+		// interrupt is not stopped by it.
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case err := <-done:
+				if !errors.Is(err, emily.ErrInterrupted) {
+					t.Errorf("%s: error %v, want one wrapping ErrInterrupted", lane, err)
+				}
+				return
+			case <-tick.C:
+				emily.Interrupt()
+			case <-deadline:
+				t.Fatalf("%s: the loop did not stop within 30 s of interrupts", lane)
+			}
+		}
+	}
+	run("eager", forever)
+	for _, l := range cfLanes {
+		run(l.name, emily.Jit(forever, l.opt).(fn1))
+	}
+	// A loop started after the interrupts runs to its end.
+	if got := collatzSteps(emily.ScalarOf(27, emily.Int32)).ToInts()[0]; got != 111 {
+		t.Errorf("after interrupts: %d Collatz steps from 27, want 111", got)
 	}
 }

@@ -67,7 +67,12 @@ func evalControl(n *ir.Node, s mlxbind.Stream, operands []*mlxbind.Array) ([]*ml
 				}
 			}
 		}
-		for {
+		seen := mlxbind.Interrupts()
+		for iter := 0; ; iter++ {
+			if mlxbind.Interrupts() != seen {
+				release(nil)
+				return nil, fmt.Errorf("%w: the while loop stopped after %d iterations", mlxbind.ErrInterrupted, iter)
+			}
 			p, err := evaluate(cond.Graph, s, inputs(cond, state))
 			if err != nil {
 				release(nil)

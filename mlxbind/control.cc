@@ -7,6 +7,7 @@
 // compiled once per program and stream (Body::call_fused); the condition
 // is not fused. Both kinds evaluate while building, so a program holding
 // one is never compiled whole or differentiated through (host_driven).
+#include <atomic>
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +18,11 @@ namespace {
 
 // The kinds' numbers are ir.RegionKind's.
 enum : int { kWhile = 4, kCond = 5 };
+
+// interrupts counts emily_interrupt calls: a loop notes the count when it
+// starts and stops when it changes (the REPL's interrupt reaches a loop
+// that would otherwise hold the MLX lock forever).
+std::atomic<int64_t> interrupts{0};
 
 // run_body builds a loop body or a branch: fused when the program runs
 // under fuse and the body holds no control flow of its own.
@@ -66,7 +72,13 @@ std::vector<mx::array> run_while(const Region& r, const std::vector<mx::array>& 
   const Body& cond = r.bodies[0];
   const Body& body = r.bodies[1];
   std::vector<mx::array> state(ops.begin(), ops.begin() + body.n_args);
-  for (;;) {
+  const int64_t seen = interrupts.load();
+  for (int64_t iter = 0;; ++iter) {
+    if (interrupts.load() != seen) {
+      // "interrupted" starts the message: mlxbind maps it to ErrInterrupted.
+      throw std::runtime_error("interrupted: the while loop stopped after " +
+                               std::to_string(iter) + " iterations");
+    }
     mx::array p = cond.call(state, ops, s)[0];
     // Evaluate the state with the predicate: each iteration's graph is
     // then one body deep, and the previous state, referenced by nothing
@@ -116,3 +128,5 @@ const RegionRegistrar cond_kind(kCond, {"cond", check_cond, run_cond, true});
 
 }  // namespace
 }  // namespace emily
+
+extern "C" void emily_interrupt(void) { emily::interrupts.fetch_add(1); }

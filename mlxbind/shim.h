@@ -109,6 +109,9 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
  * tracing applies it to placeholders to infer result types. */
 int emily_program_apply(emily_program p, const emily_array* inputs, int n_inputs,
                         emily_array* outs, int stream, char** err);
+/* Stops every while loop running now at its next iteration, with an error
+ * that starts "interrupted" (control.cc). Takes no lock. */
+void emily_interrupt(void);
 /* How many times mlx::core::compile has traced a fused replay so far. */
 int64_t emily_fused_traces(void);
 
