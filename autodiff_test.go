@@ -8,8 +8,6 @@ import (
 	"github.com/emily-go/emily"
 )
 
-type fn1 = func(*emily.Tensor) *emily.Tensor
-
 // cubeSum is sum(x^3 * w) + sum(sin(x)): d/dx = 3x^2 w + cos(x), d/dw = x^3.
 func cubeSum(x, w *emily.Tensor) *emily.Tensor {
 	return emily.Add(emily.Sum(emily.Mul(emily.Mul(emily.Mul(x, x), x), w)), emily.Sum(emily.Sin(x)))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/emily-go/emily/compiler"
 	"github.com/emily-go/emily/mlxbind"
 )
 
@@ -60,6 +61,7 @@ func SetDefaultDevice(device string) error {
 		return fmt.Errorf("emily.SetDefaultDevice: %s is not available in this MLX build (MLX %s)", device, mlxbind.Version())
 	}
 	defaultDevice.Store(int32(d))
+	compiler.SetDefaultDevice(d) // jitted functions without a device option follow it
 	return nil
 }
 
@@ -69,7 +71,12 @@ func DefaultDevice() string { return mlxbind.Device(defaultDevice.Load()).String
 // MLXVersion returns the version of the MLX library in use.
 func MLXVersion() string { return mlxbind.Version() }
 
+// defaultStream is where tensors are made and operand-less ops run: the
+// stream Stream.Do chose for this goroutine, else the default device's.
 func defaultStream() mlxbind.Stream {
+	if s, ok := currentStream(); ok {
+		return s
+	}
 	s, err := mlxbind.DefaultStream(mlxbind.Device(defaultDevice.Load()))
 	if err != nil {
 		panic(&Error{Op: "stream", Err: err})

@@ -2,6 +2,7 @@ package emily
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"runtime"
 	"slices"
@@ -12,7 +13,13 @@ import (
 	"github.com/emily-go/emily/mlxbind"
 )
 
-// Option configures Jit: WithNative, WithFuse, WithDevice, WithFallback.
+// Option configures Jit: WithNative, WithFuse, WithDevice, WithFallback,
+// WithMaxConcurrency, WithStream, WithDebug, WithCacheSize.
+//
+// Each option of a call is decided, most specific first, by: the
+// overrides in force (a cell that starts with `%%jit key=value…` in the
+// REPL, compiler.SetOverrides in a program), the function's own options,
+// then the session defaults (`%config`, EMILY_NATIVE, SetDefaultDevice).
 type Option = compiler.Option
 
 // WithNative picks the native lane (true, the default: the whole function
@@ -25,16 +32,40 @@ func WithNative(native bool) Option { return compiler.WithNative(native) }
 // (a few ULP of float32 drift). Ignored unless native.
 func WithFuse(fuse bool) Option { return compiler.WithFuse(fuse) }
 
-// WithDevice runs the function on "gpu" or "cpu".
+// WithDevice runs the function on "gpu" or "cpu". Without it, the function
+// follows the session's default device (SetDefaultDevice, `%config
+// device=…`) call by call: the device is part of the cache key.
 func WithDevice(device string) Option { return compiler.WithDevice(device) }
 
 // WithFallback says what happens when the function uses something the
-// native IR cannot express: "eval" (default: run it in the evaluator lane
-// and report a fallback event once) or "raise" (return the error; for CI).
+// native IR cannot express (a Hook, for one): "eval" (default: run it in
+// the evaluator lane and report a fallback event once) or "raise" (return
+// the error; for CI).
 func WithFallback(mode string) Option { return compiler.WithFallback(mode) }
 
-// WithMaxConcurrency is accepted for compatibility; above 1 is an error.
+// WithMaxConcurrency lets up to n calls of the function run at once, each
+// on an MLX stream of its own (made on demand, at most n per device), all
+// replaying one program with one copy of its constants (the weights). A
+// call beyond n waits for a stream. The default, 1, runs every call on the
+// device's default stream. README.md, "Serving", shows the pattern.
 func WithMaxConcurrency(n int) Option { return compiler.WithMaxConcurrency(n) }
+
+// WithDebug makes the evaluator lane (WithNative(false), or a fallback)
+// print each node as it runs: the op, its operand and result types and
+// the time it took (each node is evaluated on its own, so this is slow).
+// Lines go to os.Stderr, or to WithDebugOutput's writer; in the REPL,
+// `%jit debug=true f` prints them in the cell's output.
+func WithDebug(debug bool) Option { return compiler.WithDebug(debug) }
+
+// WithDebugOutput sends WithDebug's lines to w.
+func WithDebugOutput(w io.Writer) Option { return compiler.WithDebugOutput(w) }
+
+// WithCacheSize bounds how many traced programs (one per input signature,
+// lane and device) the function keeps; beyond it the least recently used
+// is evicted (and traced again if needed). Default compiler.DefaultCacheSize.
+func WithCacheSize(n int) Option { return compiler.WithCacheSize(n) }
+
+func compilerWithStream(s mlxbind.Stream) Option { return compiler.WithStream(s) }
 
 var tensorType = reflect.TypeOf((*Tensor)(nil))
 
@@ -204,7 +235,11 @@ func (j *Jitted) call(args []reflect.Value) []reflect.Value {
 	if err != nil {
 		panic(err)
 	}
-	outs, err := j.cf.Call(arrays)
+	var chosen *mlxbind.Stream
+	if cs, ok := currentStream(); ok {
+		chosen = &cs
+	}
+	outs, used, err := j.cf.CallOn(chosen, arrays)
 	if err != nil {
 		var shapes []string
 		for _, t := range ts {
@@ -212,7 +247,13 @@ func (j *Jitted) call(args []reflect.Value) []reflect.Value {
 		}
 		panic(&Error{Op: "Jit", Shapes: shapes, Err: err})
 	}
-	s, _ := mlxbind.DefaultStream(j.device())
+	// Results stay on a stream the caller chose (Do, WithStream); those of
+	// a pool stream (max_concurrency) go to the device's default stream,
+	// so that later eager ops do not queue behind other calls.
+	s := used
+	if chosen == nil && j.cf.Options().Stream == nil {
+		s, _ = mlxbind.DefaultStream(used.Device())
+	}
 	results := make([]reflect.Value, len(outs))
 	for i, o := range outs {
 		t := &Tensor{arr: o, stream: s}
@@ -224,10 +265,6 @@ func (j *Jitted) call(args []reflect.Value) []reflect.Value {
 	return results
 }
 
-func (j *Jitted) device() mlxbind.Device {
-	if d := j.cf.Options().Device; d != "" {
-		dev, _ := mlxbind.ParseDevice(d)
-		return dev
-	}
-	return mlxbind.DefaultDevice()
-}
+// Compiled returns the compiler's side of j (its options, cache and
+// counters; events name it as their Source).
+func (j *Jitted) Compiled() *compiler.Function { return j.cf }

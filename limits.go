@@ -51,6 +51,34 @@ func checkMemory(size int64) error {
 	return nil
 }
 
+// checkedResultSize is the result size from which an eager op's results
+// are checked against the memory limit: below it the check would cost more
+// than it can save.
+const checkedResultSize = 1 << 20
+
+// checkResultMemory panics with an *Error, freeing outs, when an eager op's
+// results would take MLX past its memory limit. MLX is lazy: the results
+// exist only as shapes until something evaluates them, so this is still
+// before the allocation (Zeros(1<<30) under a 1 GiB limit used to pass
+// here and allocate 4 GiB at the first Sum).
+func checkResultMemory(op string, outs []*mlxbind.Array, xs []*Tensor) {
+	var size int64
+	for _, o := range outs {
+		size += int64(o.Size()) * int64(o.DType().Size())
+	}
+	if size < checkedResultSize {
+		return
+	}
+	if err := checkMemory(size); err != nil {
+		for _, o := range outs {
+			o.Free()
+		}
+		e := newError(op, nil, fmt.Errorf("the result: %w", err), xs)
+		e.Hint = "make it smaller, Free tensors you no longer need, or raise the limit with EMILY_MEMORY_LIMIT / emily.SetMemoryLimit"
+		panic(e)
+	}
+}
+
 // bytesText writes n bytes as people read them: 1.5 GiB, 64 MiB, 512 B.
 func bytesText(n uint64) string {
 	const unit = 1024

@@ -71,6 +71,22 @@ func TestAllocationOverMemoryLimitIsAnError(t *testing.T) {
 	}
 }
 
+// TestLazyResultsOverMemoryLimitAreAnError: an eager op's result is checked
+// against the limit when MLX creates it, before anything evaluates it.
+func TestLazyResultsOverMemoryLimitAreAnError(t *testing.T) {
+	prev, err := mlxbind.SetMemoryLimit(64 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mlxbind.SetMemoryLimit(prev)
+	mustFail(t, "Zeros of 128 MiB", "Zeros", "more than the memory limit", func() { Zeros(32 << 20) })
+	x := Ones(4 << 20) // 16 MiB
+	mustFail(t, "an outer product of 64 TiB", "Outer", "more than the memory limit", func() { Outer(x, x) })
+	if got := Sum(x).Item(); got != float64(4<<20) {
+		t.Fatalf("Sum of a 16 MiB tensor under the limit = %v", got)
+	}
+}
+
 func TestCheckShapeAgreesWithProduct(t *testing.T) {
 	for _, dims := range [][]int{nil, {0}, {3, 4}, {1 << 20, 1 << 10}, {2, 0, 1<<31 - 1}} {
 		n, size, err := mlxbind.CheckShape(dims, 4)

@@ -51,6 +51,9 @@ func applyMulti(name string, op ir.Op, attrs ir.Attrs, xs ...*Tensor) []*Tensor 
 		s = tr.stream
 	case len(xs) > 0:
 		s = xs[0].stream
+		if cs, ok := currentStream(); ok { // Stream.Do
+			s = cs
+		}
 	default:
 		// No operand (constructors, random keys): a trace on this
 		// goroutine records it as an op; otherwise it runs eagerly.
@@ -63,6 +66,9 @@ func applyMulti(name string, op ir.Op, attrs ir.Attrs, xs ...*Tensor) []*Tensor 
 	outs, err := mlxbind.Op(s, int(op), arrays, attrs)
 	if err != nil {
 		panic(newError(name, nil, err, xs))
+	}
+	if tr == nil {
+		checkResultMemory(name, outs, xs)
 	}
 	ts := make([]*Tensor, len(outs))
 	for i, o := range outs {

@@ -122,7 +122,10 @@ func TestParseOptions(t *testing.T) {
 		{kv: map[string]string{"native": "maybe"}, err: "native=maybe: not a bool"},
 		{kv: map[string]string{"fuse": "1x"}, err: "fuse=1x: not a bool"},
 		{kv: map[string]string{"fallback": "loud"}, err: `"loud" is not "eval" or "raise"`},
-		{kv: map[string]string{"max_concurrency": "2"}, err: "Streams"},
+		{kv: map[string]string{"max_concurrency": "4", "cache_size": "8", "debug": "true"}},
+		{kv: map[string]string{"max_concurrency": "1000"}, err: "max_concurrency: 1000 is not in 1..64"},
+		{kv: map[string]string{"cache_size": "-1"}, err: "cache_size: -1 is negative"},
+		{kv: map[string]string{"debug": "loud"}, err: "debug=loud: not a bool"},
 		{kv: map[string]string{"colour": "red"}, unknown: "colour"},
 	}
 	for _, tc := range tests {

@@ -14,7 +14,7 @@ import (
 // through the same op cores as the shim's handlers (mlxbind/control.cc),
 // evaluating at the same points, so the lanes stay bit-identical. It
 // returns fresh handles: the caller owns (and frees) every result.
-func evalControl(n *ir.Node, s mlxbind.Stream, operands []*mlxbind.Array) ([]*mlxbind.Array, error) {
+func evalControl(n *ir.Node, s mlxbind.Stream, operands []*mlxbind.Array, dbg *debugger) ([]*mlxbind.Array, error) {
 	r := n.Region
 	// inputs binds a body's graph inputs: its arguments, then its captures.
 	inputs := func(b *ir.Body, args []*mlxbind.Array) []*mlxbind.Array {
@@ -49,7 +49,7 @@ func evalControl(n *ir.Node, s mlxbind.Stream, operands []*mlxbind.Array) ([]*ml
 		if v {
 			b = then
 		}
-		outs, err := evaluate(b.Graph, s, inputs(b, operands[1:1+b.NArgs]))
+		outs, err := evaluate(b.Graph, s, inputs(b, operands[1:1+b.NArgs]), dbg)
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +73,7 @@ func evalControl(n *ir.Node, s mlxbind.Stream, operands []*mlxbind.Array) ([]*ml
 				release(nil)
 				return nil, fmt.Errorf("%w: the while loop stopped after %d iterations", mlxbind.ErrInterrupted, iter)
 			}
-			p, err := evaluate(cond.Graph, s, inputs(cond, state))
+			p, err := evaluate(cond.Graph, s, inputs(cond, state), dbg)
 			if err != nil {
 				release(nil)
 				return nil, err
@@ -89,7 +89,7 @@ func evalControl(n *ir.Node, s mlxbind.Stream, operands []*mlxbind.Array) ([]*ml
 			if !v {
 				break
 			}
-			next, err := evaluate(body.Graph, s, inputs(body, state))
+			next, err := evaluate(body.Graph, s, inputs(body, state), dbg)
 			if err != nil {
 				release(nil)
 				return nil, err

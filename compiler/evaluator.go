@@ -2,6 +2,10 @@ package compiler
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/emily-go/emily/ir"
 	"github.com/emily-go/emily/mlxbind"
@@ -15,7 +19,10 @@ import (
 // (DESIGN.md decision 9), as the replay does: MLX's graph keeps what it
 // still needs, and when it evaluates, an intermediate referenced by its
 // consumer alone can donate its buffer to it.
-func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbind.Array, error) {
+//
+// With dbg, each node is evaluated as soon as it is built and a line says
+// what it was and how long it took.
+func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array, dbg *debugger) ([]*mlxbind.Array, error) {
 	sched := g.Schedule()
 	consumers := make(map[int]int, len(sched))
 	for _, n := range sched {
@@ -64,13 +71,17 @@ func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 				args[i] = vals[in.ID]
 			}
 			var results []*mlxbind.Array
+			var start time.Time
+			if dbg != nil {
+				start = time.Now()
+			}
 			switch n.Kind {
 			case ir.HostNode:
 				v, err = n.Host(args)
 			case ir.RegionNode:
 				if k := n.Region.Kind; k == ir.RegionWhile || k == ir.RegionCond {
 					// Control flow walks its bodies here, in Go.
-					results, err = evalControl(n, s, args)
+					results, err = evalControl(n, s, args, dbg)
 					break
 				}
 				// A region's bodies run in the shim (MLX's transforms need
@@ -84,6 +95,9 @@ func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 				if err == nil && !n.Multi() {
 					v = results[0]
 				}
+			}
+			if err == nil && dbg != nil {
+				err = dbg.node(n, start, v, results)
 			}
 			if err != nil {
 				releaseAll()
@@ -134,4 +148,36 @@ func isOperand(v *mlxbind.Array, args []*mlxbind.Array) bool {
 		}
 	}
 	return false
+}
+
+// debugger prints the evaluator's nodes as they run (the debug option).
+type debugger struct {
+	name string
+	out  io.Writer
+}
+
+func newDebugger(name string, out io.Writer) *debugger {
+	if out == nil {
+		out = os.Stderr
+	}
+	return &debugger{name: name, out: out}
+}
+
+// node evaluates what n made and prints one line: the node, its operand
+// types and the time from building it to its values being ready.
+func (d *debugger) node(n *ir.Node, start time.Time, v *mlxbind.Array, results []*mlxbind.Array) error {
+	if v != nil {
+		results = []*mlxbind.Array{v}
+	}
+	if err := mlxbind.Eval(results...); err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	operands := make([]string, len(n.Inputs))
+	for i, in := range n.Inputs {
+		operands[i] = fmt.Sprintf("%s%v", in.DType, in.Shape)
+	}
+	// A failing writer does not fail the computation.
+	fmt.Fprintf(d.out, "debug %s: %s <- (%s) %s\n", d.name, n.Describe(), strings.Join(operands, ", "), elapsed.Round(100*time.Nanosecond))
+	return nil
 }

@@ -3,11 +3,14 @@ package compiler
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/emily-go/emily/internal/goid"
 	"github.com/emily-go/emily/ir"
 	"github.com/emily-go/emily/mlxbind"
 )
@@ -29,34 +32,51 @@ const (
 
 func (l Lane) String() string { return [...]string{"eval", "native", "fuse"}[l] }
 
-// Stats counts what a Function did: traces happen once per input
-// signature and lane, calls on every invocation.
+// Stats counts what a Function did: traces happen once per cache key
+// (input signature, lane, device), calls on every invocation.
 type Stats struct {
 	Traces, NativeCalls, FuseCalls, EvalCalls, Fallbacks int64
+	Hits, Misses, Evictions                              int64
+	Entries                                              int // traced entries cached now
 }
 
 // Function is a jitted function: options, a tracer and the cache of
-// traced entries by input signature and lane.
+// traced entries by lane, device and input signature.
 type Function struct {
-	name   string
-	opts   Options
-	device mlxbind.Device
-	trace  Tracer
+	name  string
+	opts  Options // as given; effective values come from settings()
+	trace Tracer
 
 	mu    sync.Mutex
 	cache map[string]*entry
-	order []*entry // cache entries in trace order, for Programs
+	order []*entry // cached entries in trace order, for Programs
+	tick  int64    // use counter for LRU eviction, under mu
+
+	pools sync.Map // mlxbind.Device -> *streamPool (max_concurrency)
 
 	traces, nativeCalls, fuseCalls, evalCalls, fallbacks atomic.Int64
+	hits, misses, evictions                              atomic.Int64
 	fellBack                                             atomic.Bool
 }
 
 type entry struct {
+	key     string
 	inputs  string // the input types, e.g. "int32[2 3], float32[]"
 	lane    Lane
+	device  mlxbind.Device
 	graph   *ir.Graph
 	program *ir.Program      // nil when lowering fell back
 	native  *mlxbind.Program // the shim's copy of program
+	// lowerErr is why a native entry runs in the evaluator lane: a later
+	// call with fallback=raise in force returns it.
+	lowerErr error
+	lastUse  int64 // f.tick at the last lookup, under f.mu
+
+	// While the entry is being traced: ready closes when it is done (err
+	// then says whether it failed), and builder is the tracing goroutine.
+	ready   chan struct{}
+	err     error
+	builder uint64
 }
 
 // New validates opts and returns a Function that traces with trace. name
@@ -66,45 +86,90 @@ func New(name string, trace Tracer, opts ...Option) (*Function, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	dev := mlxbind.DefaultDevice()
 	if o.Device != "" {
-		dev, _ = mlxbind.ParseDevice(o.Device)
-		if !dev.Available() {
+		if dev, _ := mlxbind.ParseDevice(o.Device); !dev.Available() {
 			return nil, fmt.Errorf("%s: device %s is not available in this MLX build; use device cpu", name, o.Device)
 		}
 	}
-	return &Function{name: name, opts: o, device: dev, trace: trace, cache: map[string]*entry{}}, nil
+	return &Function{name: name, opts: o, trace: trace, cache: map[string]*entry{}}, nil
 }
 
-// Options returns the function's resolved options.
+// Options returns the function's own options, as given.
 func (f *Function) Options() Options { return f.opts }
+
+// Name returns the function's name.
+func (f *Function) Name() string { return f.name }
 
 // Stats returns the function's counters.
 func (f *Function) Stats() Stats {
+	f.mu.Lock()
+	n := len(f.order)
+	f.mu.Unlock()
 	return Stats{Traces: f.traces.Load(), NativeCalls: f.nativeCalls.Load(), FuseCalls: f.fuseCalls.Load(),
-		EvalCalls: f.evalCalls.Load(), Fallbacks: f.fallbacks.Load()}
+		EvalCalls: f.evalCalls.Load(), Fallbacks: f.fallbacks.Load(),
+		Hits: f.hits.Load(), Misses: f.misses.Load(), Evictions: f.evictions.Load(), Entries: n}
 }
 
-// lane picks the lane for this call: the per-function option wins over the
-// session default; fuse only applies to the native lane.
-func (f *Function) lane() Lane {
+// settings are the effective options of one call.
+type settings struct {
+	lane     Lane
+	device   mlxbind.Device
+	stream   *mlxbind.Stream
+	fallback string
+	debug    bool
+	debugOut io.Writer
+	maxConc  int
+	cacheMax int
+}
+
+// settings resolves the options for a call, most specific first: the
+// overrides in force, the function's options, the session defaults.
+func (f *Function) settings() (st settings, err error) {
+	o := f.opts.over(overrides.Load())
 	native := DefaultNative()
-	if f.opts.Native != nil {
-		native = *f.opts.Native
+	if o.Native != nil {
+		native = *o.Native
 	}
 	switch {
 	case !native:
-		return LaneEval
-	case f.opts.Fuse:
-		return LaneFuse
+		st.lane = LaneEval
+	case o.Fuse != nil && *o.Fuse:
+		st.lane = LaneFuse
+	default:
+		st.lane = LaneNative
 	}
-	return LaneNative
+	st.device = DefaultDevice()
+	if o.Device != "" {
+		st.device, _ = mlxbind.ParseDevice(o.Device)
+	}
+	if o.Stream != nil {
+		st.stream = o.Stream
+		st.device = o.Stream.Device()
+	}
+	if !available(st.device) {
+		return st, fmt.Errorf("%s: device %s is not available in this MLX build; use device cpu", f.name, st.device)
+	}
+	st.fallback = o.Fallback
+	if st.fallback == "" {
+		st.fallback = FallbackEval
+	}
+	st.debug = o.Debug != nil && *o.Debug
+	st.debugOut = o.DebugOut
+	st.maxConc = max(o.MaxConcurrency, 1)
+	st.cacheMax = o.CacheSize
+	if st.cacheMax == 0 {
+		st.cacheMax = DefaultCacheSize
+	}
+	return st, nil
 }
 
-// signature is the cache key: the lane and each input's dtype and shape.
-func signature(lane Lane, inputs []*mlxbind.Array) string {
+// key is the cache key: the lane, the device, and each input's dtype and
+// shape.
+func key(lane Lane, dev mlxbind.Device, inputs []*mlxbind.Array) string {
 	var b strings.Builder
 	b.WriteString(lane.String())
+	b.WriteByte('@')
+	b.WriteString(dev.String())
 	for _, a := range inputs {
 		b.WriteByte('|')
 		b.WriteString(a.DType().String())
@@ -117,17 +182,50 @@ func signature(lane Lane, inputs []*mlxbind.Array) string {
 }
 
 // Call runs the function on concrete inputs, tracing on the first call per
-// signature, and returns evaluated outputs.
+// cache key, and returns evaluated outputs.
 func (f *Function) Call(inputs []*mlxbind.Array) ([]*mlxbind.Array, error) {
-	s, err := mlxbind.DefaultStream(f.device)
-	if err != nil {
-		return nil, err
+	outs, _, err := f.CallOn(nil, inputs)
+	return outs, err
+}
+
+// CallOn is Call on stream s when s is not nil (emily's Stream.Do), and
+// also returns the stream the call ran on. Without s, the function's
+// stream option, else a stream of its pool (max_concurrency > 1), else
+// the device's default stream.
+func (f *Function) CallOn(s *mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbind.Array, mlxbind.Stream, error) {
+	var start time.Time
+	listening := Listening()
+	if listening {
+		start = time.Now()
 	}
-	lane := f.lane()
-	e, err := f.lookup(lane, inputs, s)
+	st, err := f.settings()
 	if err != nil {
-		return nil, err
+		return nil, mlxbind.Stream{}, err
 	}
+	if s != nil && st.stream == nil {
+		st.stream, st.device = s, s.Device()
+	}
+	var stream mlxbind.Stream
+	switch {
+	case st.stream != nil:
+		stream = *st.stream
+	case st.maxConc > 1:
+		pool := f.pool(st.device)
+		stream, err = pool.acquire(st.maxConc)
+		if err != nil {
+			return nil, stream, fmt.Errorf("%s: %w", f.name, err)
+		}
+		defer pool.release(stream)
+	default:
+		if stream, err = mlxbind.DefaultStream(st.device); err != nil {
+			return nil, stream, err
+		}
+	}
+	e, err := f.lookup(st, inputs, stream)
+	if err != nil {
+		return nil, stream, err
+	}
+	var outs []*mlxbind.Array
 	switch e.lane {
 	case LaneNative, LaneFuse:
 		if e.lane == LaneFuse {
@@ -135,26 +233,44 @@ func (f *Function) Call(inputs []*mlxbind.Array) ([]*mlxbind.Array, error) {
 		} else {
 			f.nativeCalls.Add(1)
 		}
-		outs, err := e.native.Run(s, inputs, e.lane == LaneFuse)
+		outs, err = e.native.Run(stream, inputs, e.lane == LaneFuse)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.name, err)
+			err = fmt.Errorf("%s: %w", f.name, err)
 		}
-		return outs, nil
 	default:
+		if e.lowerErr != nil && st.fallback == FallbackRaise {
+			return nil, stream, fmt.Errorf("%s: %w", f.name, e.lowerErr)
+		}
 		f.evalCalls.Add(1)
-		return evaluate(e.graph, s, inputs)
+		var dbg *debugger
+		if st.debug {
+			dbg = newDebugger(f.name, st.debugOut)
+		}
+		outs, err = evaluate(e.graph, stream, inputs, dbg)
 	}
+	if err == nil && listening {
+		emit(Event{Kind: EventRun, Function: f.name, Source: f, Signature: e.key, Lane: e.lane,
+			Device: e.device.String(), Duration: time.Since(start)})
+	}
+	return outs, stream, err
 }
 
 // Program returns the lowered program for inputs' signature in the current
 // lane, tracing if needed; for the evaluator lane it is lowered on demand,
 // and after a fallback the lowering error is returned.
 func (f *Function) Program(inputs []*mlxbind.Array) (*ir.Program, error) {
-	s, err := mlxbind.DefaultStream(f.device)
+	st, err := f.settings()
 	if err != nil {
 		return nil, err
 	}
-	e, err := f.lookup(f.lane(), inputs, s)
+	s, err := mlxbind.DefaultStream(st.device)
+	if st.stream != nil {
+		s, err = *st.stream, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	e, err := f.lookup(st, inputs, s)
 	if err != nil {
 		return nil, err
 	}
@@ -174,16 +290,18 @@ func (e *entry) lowered() (*ir.Program, error) {
 type ProgramInfo struct {
 	Inputs  string // the input types, e.g. "int32[2 3], float32[]"
 	Lane    string // "native", "fuse", or "eval" (also after a fallback)
+	Device  string // "cpu" or "gpu"
 	Listing string // the IR program; for a fallback, the lowering error
 }
 
-// Programs lists the entries traced so far, in trace order.
+// Programs lists the entries cached now, in trace order.
 func (f *Function) Programs() []ProgramInfo {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	infos := make([]ProgramInfo, 0, len(f.order))
-	for _, e := range f.order {
-		info := ProgramInfo{Inputs: e.inputs, Lane: e.lane.String()}
+	order := append([]*entry(nil), f.order...)
+	f.mu.Unlock()
+	infos := make([]ProgramInfo, 0, len(order))
+	for _, e := range order {
+		info := ProgramInfo{Inputs: e.inputs, Lane: e.lane.String(), Device: e.device.String()}
 		if p, err := e.lowered(); err != nil {
 			info.Listing = err.Error()
 		} else {
@@ -194,24 +312,98 @@ func (f *Function) Programs() []ProgramInfo {
 	return infos
 }
 
-func (f *Function) lookup(lane Lane, inputs []*mlxbind.Array, s mlxbind.Stream) (*entry, error) {
-	key := signature(lane, inputs)
+// lookup returns the entry for the call's key, tracing it on a miss.
+// Tracing runs without f.mu held, so the traced function may call other
+// jitted functions, or this one, on concrete tensors: a call with the key
+// being traced by another goroutine waits for it; one from the tracing
+// goroutine itself (a recursive call) traces its own, uncached entry.
+func (f *Function) lookup(st settings, inputs []*mlxbind.Array, s mlxbind.Stream) (*entry, error) {
+	k := key(st.lane, st.device, inputs)
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if e, ok := f.cache[key]; ok {
+	if e, ok := f.cache[k]; ok {
+		f.tick++
+		e.lastUse = f.tick
+		ready := e.ready
+		builder := e.builder
+		f.mu.Unlock()
+		if ready != nil {
+			if builder == goid.ID() {
+				f.misses.Add(1)
+				return f.build(k, st, inputs, s)
+			}
+			<-ready
+			if e.err != nil {
+				return nil, e.err
+			}
+		}
+		f.hits.Add(1)
+		if Listening() {
+			emit(Event{Kind: EventHit, Function: f.name, Source: f, Signature: k, Lane: e.lane, Device: e.device.String()})
+		}
 		return e, nil
 	}
-	e, err := f.build(lane, inputs, s)
+	pending := &entry{key: k, ready: make(chan struct{}), builder: goid.ID()}
+	f.cache[k] = pending
+	f.mu.Unlock()
+	f.misses.Add(1)
+	if Listening() {
+		emit(Event{Kind: EventMiss, Function: f.name, Source: f, Signature: k, Lane: st.lane, Device: st.device.String()})
+	}
+
+	e, err := f.build(k, st, inputs, s)
+
+	f.mu.Lock()
+	ready := pending.ready
+	var evicted []*entry
+	if err != nil {
+		delete(f.cache, k)
+		pending.err = err
+	} else {
+		// Waiters hold pending: fill it in before closing ready.
+		*pending = *e
+		f.tick++
+		pending.lastUse = f.tick
+		f.order = append(f.order, pending)
+		evicted = f.evict(st.cacheMax)
+	}
+	close(ready)
+	f.mu.Unlock()
+	for _, v := range evicted {
+		f.evictions.Add(1)
+		if Listening() {
+			emit(Event{Kind: EventEvict, Function: f.name, Source: f, Signature: v.key, Lane: v.lane, Device: v.device.String()})
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	f.cache[key] = e
-	f.order = append(f.order, e)
-	return e, nil
+	return pending, nil
+}
+
+// evict drops the least recently used entries beyond limit; not those
+// still being traced. Called with f.mu held. An evicted program is freed
+// by its finalizer once no call that is still running uses it.
+func (f *Function) evict(limit int) []*entry {
+	var evicted []*entry
+	for len(f.order) > limit {
+		oldest := -1
+		for i, e := range f.order {
+			if oldest < 0 || e.lastUse < f.order[oldest].lastUse {
+				oldest = i
+			}
+		}
+		e := f.order[oldest]
+		f.order = append(f.order[:oldest], f.order[oldest+1:]...)
+		delete(f.cache, e.key)
+		evicted = append(evicted, e)
+	}
+	return evicted
 }
 
 // build traces the function for inputs' signature and prepares the lane.
-func (f *Function) build(lane Lane, inputs []*mlxbind.Array, s mlxbind.Stream) (*entry, error) {
+func (f *Function) build(k string, st settings, inputs []*mlxbind.Array, s mlxbind.Stream) (*entry, error) {
+	lane := st.lane
+	t0 := time.Now()
 	g := ir.NewGraph()
 	nodes := make([]*ir.Node, len(inputs))
 	for i, a := range inputs {
@@ -223,26 +415,43 @@ func (f *Function) build(lane Lane, inputs []*mlxbind.Array, s mlxbind.Stream) (
 		return nil, fmt.Errorf("%s: tracing: %w", f.name, err)
 	}
 	g.Outputs = outs
+	traced := time.Now()
 	types := make([]string, len(inputs))
 	for i, a := range inputs {
 		types[i] = fmt.Sprintf("%s%v", a.DType(), a.Shape())
 	}
-	e := &entry{inputs: strings.Join(types, ", "), lane: lane, graph: g}
-	emit(Event{Kind: EventTrace, Function: f.name, Signature: signature(lane, inputs)})
+	e := &entry{key: k, inputs: strings.Join(types, ", "), lane: lane, device: st.device, graph: g}
+	compiled := func() {
+		if Listening() {
+			ops := 0
+			for _, n := range g.Schedule() {
+				if n.Kind == ir.ApplyNode || n.Kind == ir.HostNode {
+					ops++
+				}
+			}
+			if e.program != nil {
+				ops = len(e.program.Instrs)
+			}
+			emit(Event{Kind: EventCompile, Function: f.name, Source: f, Signature: k, Lane: e.lane,
+				Device: e.device.String(), Trace: traced.Sub(t0), Lower: time.Since(traced), Ops: ops})
+		}
+	}
 	if lane == LaneEval {
+		compiled()
 		return e, nil
 	}
 	p, err := ir.Lower(g)
 	if err != nil {
-		if !errors.Is(err, ir.ErrNotLowerable) || f.opts.Fallback == FallbackRaise {
+		if !errors.Is(err, ir.ErrNotLowerable) || st.fallback == FallbackRaise {
 			return nil, fmt.Errorf("%s: %w", f.name, err)
 		}
 		// fallback=eval: run the whole function in the evaluator lane, and
 		// say so once per function.
 		f.fallbacks.Add(1)
-		e.lane = LaneEval
-		if !f.fellBack.Swap(true) {
-			emit(Event{Kind: EventFallback, Function: f.name, Signature: signature(lane, inputs), Err: err})
+		e.lane, e.lowerErr = LaneEval, err
+		compiled()
+		if !f.fellBack.Swap(true) && Listening() {
+			emit(Event{Kind: EventFallback, Function: f.name, Source: f, Signature: k, Lane: LaneEval, Device: e.device.String(), Err: err})
 		}
 		return e, nil
 	}
@@ -261,13 +470,36 @@ func (f *Function) build(lane Lane, inputs []*mlxbind.Array, s mlxbind.Stream) (
 	}
 	if e.lane == LaneFuse {
 		if err := checkFuseDepth(p); err != nil {
-			if f.opts.Fallback == FallbackRaise {
+			if st.fallback == FallbackRaise {
 				return nil, fmt.Errorf("%s: %w", f.name, err)
 			}
 			f.fallbacks.Add(1)
 			e.lane = LaneNative
-			emit(Event{Kind: EventFallback, Function: f.name, Signature: signature(lane, inputs), Err: err})
+			if Listening() {
+				emit(Event{Kind: EventFallback, Function: f.name, Source: f, Signature: k, Lane: LaneNative, Device: e.device.String(), Err: err})
+			}
 		}
 	}
+	compiled()
 	return e, nil
 }
+
+// available caches mlxbind's Device.Available, a cgo call, per device.
+func available(d mlxbind.Device) bool {
+	i := 0
+	if d == mlxbind.GPU {
+		i = 1
+	}
+	if v := availability[i].Load(); v != 0 {
+		return v == 1
+	}
+	ok := d.Available()
+	v := int32(2)
+	if ok {
+		v = 1
+	}
+	availability[i].Store(v)
+	return ok
+}
+
+var availability [2]atomic.Int32 // 0 unknown, 1 available, 2 not

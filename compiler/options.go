@@ -1,10 +1,13 @@
 // Package compiler turns traced tensor functions into cached, replayable
-// programs: it owns the Jit cache keyed by input signature, the options,
-// the lanes (evaluator, native, fuse), the fallback rule and the events.
+// programs: it owns the Jit cache keyed by lane, input signature and
+// device, the options and their precedence, the lanes (evaluator, native,
+// fuse), the fallback rule, the stream pool of max_concurrency, and the
+// events.
 package compiler
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -21,14 +24,29 @@ const (
 	FallbackRaise = "raise" // return the lowering error (for CI)
 )
 
-// Options are a jitted function's settings. The zero value means: default
-// device, session-default native, no fuse, fallback eval.
+// DefaultCacheSize is how many traced entries (signature × lane × device)
+// a function keeps when no cache_size option is given; the least recently
+// used one is evicted beyond it.
+const DefaultCacheSize = 32
+
+// MaxConcurrencyLimit bounds max_concurrency: each unit is an MLX stream.
+const MaxConcurrencyLimit = 64
+
+// Options are settings as given: a zero field is unset. The effective
+// value of each field for a call comes from, most specific first, the
+// overrides in force (SetOverrides: `%%jit` at the top of a cell), the
+// function's own options, then the session defaults (SetDefaultNative,
+// SetDefaultDevice) and the built-in ones.
 type Options struct {
-	Device         string // "gpu", "cpu" or "" (gpu when MLX has one)
-	Native         *bool  // nil: the session default (EMILY_NATIVE, %config native=…)
-	Fuse           bool   // replay under mlx::core::compile; ignored unless native
-	Fallback       string // FallbackEval (default) or FallbackRaise
-	MaxConcurrency int    // accepted up to 1
+	Device         string          // "gpu", "cpu"; unset: the session's default device
+	Native         *bool           // unset: the session default (EMILY_NATIVE, %config native=…)
+	Fuse           *bool           // replay under mlx::core::compile; ignored unless native; unset: false
+	Fallback       string          // FallbackEval (the default) or FallbackRaise
+	MaxConcurrency int             // concurrent calls, one MLX stream each; unset: 1
+	Debug          *bool           // the evaluator lane prints each node as it runs; unset: false
+	DebugOut       io.Writer       // where Debug prints; unset: os.Stderr
+	CacheSize      int             // traced entries kept; unset: DefaultCacheSize
+	Stream         *mlxbind.Stream // run every call on this stream (its device wins over Device)
 }
 
 // Option sets one field of Options.
@@ -41,43 +59,142 @@ func WithDevice(d string) Option { return func(o *Options) { o.Device = d } }
 func WithNative(b bool) Option { return func(o *Options) { o.Native = &b } }
 
 // WithFuse replays under mlx::core::compile, fusing elementwise runs.
-func WithFuse(b bool) Option { return func(o *Options) { o.Fuse = b } }
+func WithFuse(b bool) Option { return func(o *Options) { o.Fuse = &b } }
 
 // WithFallback picks FallbackEval or FallbackRaise.
 func WithFallback(f string) Option { return func(o *Options) { o.Fallback = f } }
 
-// WithMaxConcurrency is accepted for compatibility; values above 1 are an error.
+// WithMaxConcurrency lets up to n calls of the function run at once, each
+// on its own MLX stream; the program and its constants (the weights) are
+// shared. A call beyond n waits for a free stream.
 func WithMaxConcurrency(n int) Option { return func(o *Options) { o.MaxConcurrency = n } }
 
-// resolve applies opts and validates the result.
-func resolve(opts []Option) (Options, error) {
-	var o Options
+// WithDebug makes the evaluator lane print each node as it runs: the op,
+// its operand and result types, and the time to compute it (each node is
+// evaluated on its own, so the times are real and the run is slower).
+func WithDebug(b bool) Option { return func(o *Options) { o.Debug = &b } }
+
+// WithDebugOutput sends WithDebug's lines to w instead of os.Stderr.
+func WithDebugOutput(w io.Writer) Option { return func(o *Options) { o.DebugOut = w } }
+
+// WithCacheSize bounds the traced entries the function keeps (one per
+// input signature, lane and device); the least recently used is evicted.
+func WithCacheSize(n int) Option { return func(o *Options) { o.CacheSize = n } }
+
+// WithStream runs every call of the function on s.
+func WithStream(s mlxbind.Stream) Option { return func(o *Options) { o.Stream = &s } }
+
+// apply applies opts to a copy of o.
+func (o Options) apply(opts []Option) Options {
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
 		}
 	}
+	return o
+}
+
+// validate checks the fields that are set.
+func (o Options) validate() error {
 	if o.Device != "" {
 		if _, err := mlxbind.ParseDevice(o.Device); err != nil {
-			return o, fmt.Errorf("option device: %w", err)
+			return fmt.Errorf("option device: %w", err)
 		}
 	}
 	switch o.Fallback {
-	case "":
-		o.Fallback = FallbackEval
-	case FallbackEval, FallbackRaise:
+	case "", FallbackEval, FallbackRaise:
 	default:
-		return o, fmt.Errorf("option fallback: %q is not \"eval\" or \"raise\"", o.Fallback)
+		return fmt.Errorf("option fallback: %q is not \"eval\" or \"raise\"", o.Fallback)
 	}
-	if o.MaxConcurrency > 1 {
-		return o, fmt.Errorf("option max_concurrency: %d > 1: a jitted function runs one call at a time; for concurrent work use separate Streams", o.MaxConcurrency)
+	if o.MaxConcurrency < 0 || o.MaxConcurrency > MaxConcurrencyLimit {
+		return fmt.Errorf("option max_concurrency: %d is not in 1..%d (one MLX stream per concurrent call; see emily.NewStream for streams of your own)", o.MaxConcurrency, MaxConcurrencyLimit)
 	}
-	return o, nil
+	if o.CacheSize < 0 {
+		return fmt.Errorf("option cache_size: %d is negative (use 1 or more; %d is the default)", o.CacheSize, DefaultCacheSize)
+	}
+	return nil
 }
 
-var sessionNative atomic.Bool
+// over returns o with every field that over sets taken from over.
+func (o Options) over(over *Options) Options {
+	if over == nil {
+		return o
+	}
+	if over.Device != "" {
+		o.Device = over.Device
+	}
+	if over.Native != nil {
+		o.Native = over.Native
+	}
+	if over.Fuse != nil {
+		o.Fuse = over.Fuse
+	}
+	if over.Fallback != "" {
+		o.Fallback = over.Fallback
+	}
+	if over.MaxConcurrency != 0 {
+		o.MaxConcurrency = over.MaxConcurrency
+	}
+	if over.Debug != nil {
+		o.Debug = over.Debug
+	}
+	if over.DebugOut != nil {
+		o.DebugOut = over.DebugOut
+	}
+	if over.CacheSize != 0 {
+		o.CacheSize = over.CacheSize
+	}
+	if over.Stream != nil {
+		o.Stream = over.Stream
+	}
+	return o
+}
 
-func init() { sessionNative.Store(true) }
+// String renders the options that are set as key=value, sorted.
+func (o Options) String() string {
+	var kv []string
+	if o.Device != "" {
+		kv = append(kv, "device="+o.Device)
+	}
+	if o.Native != nil {
+		kv = append(kv, "native="+strconv.FormatBool(*o.Native))
+	}
+	if o.Fuse != nil {
+		kv = append(kv, "fuse="+strconv.FormatBool(*o.Fuse))
+	}
+	if o.Fallback != "" {
+		kv = append(kv, "fallback="+o.Fallback)
+	}
+	if o.MaxConcurrency != 0 {
+		kv = append(kv, "max_concurrency="+strconv.Itoa(o.MaxConcurrency))
+	}
+	if o.Debug != nil {
+		kv = append(kv, "debug="+strconv.FormatBool(*o.Debug))
+	}
+	if o.CacheSize != 0 {
+		kv = append(kv, "cache_size="+strconv.Itoa(o.CacheSize))
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, " ")
+}
+
+// resolve applies opts to zero Options and validates the result.
+func resolve(opts []Option) (Options, error) {
+	o := Options{}.apply(opts)
+	return o, o.validate()
+}
+
+// Session defaults: native (EMILY_NATIVE, %config native=…) and the
+// device (emily.SetDefaultDevice, %config device=…).
+var (
+	sessionNative atomic.Bool
+	sessionDevice atomic.Int32
+)
+
+func init() {
+	sessionNative.Store(true)
+	sessionDevice.Store(int32(mlxbind.DefaultDevice()))
+}
 
 // LoadEnvDefaults reads EMILY_NATIVE into the session default for native.
 // An unparsable value is an error, not a silent default.
@@ -101,6 +218,45 @@ func SetDefaultNative(b bool) { sessionNative.Store(b) }
 // DefaultNative returns the session default for native.
 func DefaultNative() bool { return sessionNative.Load() }
 
+// SetDefaultDevice sets the device of jitted functions without a device
+// option (emily.SetDefaultDevice calls it: `%config device=cpu`).
+func SetDefaultDevice(d mlxbind.Device) { sessionDevice.Store(int32(d)) }
+
+// DefaultDevice returns the session's default device.
+func DefaultDevice() mlxbind.Device { return mlxbind.Device(sessionDevice.Load()) }
+
+// overrides are the options in force for every call (SetOverrides).
+var overrides atomic.Pointer[Options]
+
+// SetOverrides puts opts in force for every jitted call, over each
+// function's own options, until restore is called (which brings back the
+// overrides that were in force before); overrides set while others are
+// in force add to them. The session sets them for the
+// duration of a cell that starts with `%%jit key=value…`.
+func SetOverrides(opts ...Option) (restore func(), err error) {
+	o, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	prev := overrides.Load()
+	if prev != nil {
+		o = prev.over(&o) // nested overrides add to the enclosing ones
+	}
+	overrides.Store(&o)
+	return func() { overrides.Store(prev) }, nil
+}
+
+// Overrides returns the overrides in force, if any.
+func Overrides() (Options, bool) {
+	if o := overrides.Load(); o != nil {
+		return *o, true
+	}
+	return Options{}, false
+}
+
+// OptionKeys are the keys ParseOptions knows, for messages.
+const OptionKeys = "native, fuse, device, fallback, max_concurrency, debug, cache_size"
+
 // ParseOptions turns key=value settings typed by a person (the %jit magic)
 // into Options. Unknown keys are returned, not rejected: the library drops
 // them, and the magic warns about them.
@@ -113,26 +269,26 @@ func ParseOptions(kv map[string]string) (opts []Option, unknown []string, err er
 	for _, k := range keys {
 		v := kv[k]
 		switch k {
-		case "native", "fuse":
+		case "native", "fuse", "debug":
 			b, perr := strconv.ParseBool(v)
 			if perr != nil {
 				return nil, nil, fmt.Errorf("option %s=%s: not a bool (use true or false)", k, v)
 			}
-			if k == "native" {
-				opts = append(opts, WithNative(b))
-			} else {
-				opts = append(opts, WithFuse(b))
-			}
+			opts = append(opts, map[string]func(bool) Option{"native": WithNative, "fuse": WithFuse, "debug": WithDebug}[k](b))
 		case "device":
 			opts = append(opts, WithDevice(strings.ToLower(v)))
 		case "fallback":
 			opts = append(opts, WithFallback(v))
-		case "max_concurrency":
+		case "max_concurrency", "cache_size":
 			n, perr := strconv.Atoi(v)
 			if perr != nil {
-				return nil, nil, fmt.Errorf("option max_concurrency=%s: not an integer", v)
+				return nil, nil, fmt.Errorf("option %s=%s: not an integer", k, v)
 			}
-			opts = append(opts, WithMaxConcurrency(n))
+			if k == "cache_size" {
+				opts = append(opts, WithCacheSize(n))
+			} else {
+				opts = append(opts, WithMaxConcurrency(n))
+			}
 		default:
 			unknown = append(unknown, k)
 		}

@@ -90,6 +90,7 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 	}
 	names, imports := declared(p)
 	s.noteDeclared(names, imports)
+	s.noteFuncs(p)
 	s.rt.takeShown()
 	if err := s.execute(ctx, prog, code); err != nil {
 		return Result{}, err

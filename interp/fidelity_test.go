@@ -145,6 +145,34 @@ conv(1).Error()`, &out, &errOut)
 	}
 }
 
+// TestPanicPositionIsThePanickingStatement: a panic is reported at the
+// statement that panicked, not at the first statement of its function or
+// cell (yaegi patch 7).
+func TestPanicPositionIsThePanickingStatement(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out, errOut strings.Builder
+	_, err = s.ExecuteFrom(context.Background(), Origin{Name: "cell1"}, "func f(xs []int) int {\n\tn := len(xs)\n\tn++\n\treturn xs[n]\n}", &out, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.ExecuteFrom(context.Background(), Origin{Name: "cell2"}, "a := 1\nb := a + 1\nif b > 1 {\n\tf([]int{b})\n}", &out, &errOut)
+	e, ok := err.(*Error)
+	if !ok || len(e.Frames) < 2 || !strings.HasPrefix(e.Frames[0], "cell1:4:") || !strings.HasPrefix(e.Frames[1], "cell2:4:") {
+		t.Fatalf("frames: %#v", err)
+	}
+	if len(e.Source) == 0 || !strings.Contains(e.Source[0], "f([]int{b})") { // this cell's line of the trace
+		t.Errorf("source lines %q, want the call in this cell", e.Source)
+	}
+	_, err = s.ExecuteFrom(context.Background(), Origin{Name: "cell3"}, "x := emily.Arange(6)\ny := x.Reshape(2, 3)\nz := y.Reshape(1<<32+6)\n_ = z", &out, &errOut)
+	if e, ok := err.(*Error); !ok || len(e.Source) == 0 || !strings.Contains(e.Source[0], "1<<32+6") {
+		t.Errorf("emily error source: %#v", err)
+	}
+}
+
 func TestArgs(t *testing.T) {
 	s, err := New(Options{Args: []string{"prog.go", "-n", "3"}})
 	if err != nil {

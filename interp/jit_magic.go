@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/emily-go/emily"
-	"github.com/emily-go/emily/compiler"
 )
 
 // jitEntry is a function of the session replaced by its jitted form.
@@ -16,10 +15,10 @@ type jitEntry struct {
 	orig reflect.Value     // the user's function, which re-jitting starts from
 	opts map[string]string // the options as typed, for listings
 	j    *emily.Jitted
+	// seq is the session's declaration count when name was first jitted:
+	// functions declared before then call the original (staleCallers).
+	seq int
 }
-
-// jitOptionKeys are the options compiler.ParseOptions knows.
-const jitOptionKeys = "native, fuse, device, fallback, max_concurrency"
 
 var tensorType = reflect.TypeOf((*emily.Tensor)(nil))
 
@@ -36,25 +35,28 @@ func (s *Session) Jitted(name string) (*emily.Jitted, bool) {
 
 // jitMagic implements `%jit [key=value…] name…`: each named function of
 // the session is compiled with emily.CompileNamed, and the name is
-// redeclared as a function of the same type that calls the compiled one.
-// The session keeps the original: jitting a jitted name again starts from
-// it, with the new options. Without arguments it lists the jitted names.
+// redeclared as a function of the same type that calls the compiled one
+// through a variable. The session keeps the original: jitting a jitted
+// name again starts from it, with the new options, and assigns the
+// variable, so every function that calls the jitted name gets the new
+// compiled form. Without arguments it lists the jitted names; `%jit
+// --stats` prints the calls, compiles and cache counters of each.
 func (s *Session) jitMagic(args []string) error {
 	kv, _, names := keyValues(args)
+	if len(names) == 1 && len(kv) == 0 && (names[0] == "--stats" || names[0] == "-stats") {
+		s.stats.print(s)
+		return nil
+	}
 	if len(names) == 0 {
 		if len(kv) > 0 {
-			return magicError("%%jit: name the functions to jit, e.g. %%jit native=false f")
+			return magicError("%%jit: name the functions to jit, e.g. %%jit native=false f (or start a cell with %%%%jit native=false to apply options to its calls)")
 		}
 		s.listJits()
 		return nil
 	}
-	opts, unknown, err := compiler.ParseOptions(kv)
+	opts, err := s.parseJitOptions("%jit", kv)
 	if err != nil {
-		return magicError("%%jit: %v", err)
-	}
-	for _, k := range unknown {
-		fmt.Fprintf(s.stderr, "warning: %%jit: unknown option %s=%s ignored (known: %s)\n", k, kv[k], jitOptionKeys)
-		delete(kv, k)
+		return err
 	}
 	for _, name := range names {
 		if err := s.jitOne(name, kv, opts); err != nil {
@@ -95,10 +97,24 @@ func (s *Session) jitOne(name string, kv map[string]string, opts []emily.Option)
 		return magicError("%%jit %s: %v", name, err)
 	}
 	s.rt.setJit(name, j.Func())
-	if _, err := s.evalInternal(wrapperSource(name, orig.Type())); err != nil {
-		return magicError("%%jit %s: internal error declaring the jitted function: %v", name, err)
-	}
 	e := &jitEntry{name: name, orig: orig, opts: map[string]string{}, j: j}
+	if prev != nil {
+		// Assign the wrapper's variable: the wrapper, and every function
+		// compiled since that calls it, now reach the new compiled form.
+		e.seq = prev.seq
+		if _, err := s.evalInternal(rejitSource(name, orig.Type())); err != nil {
+			return magicError("%%jit %s: internal error re-jitting the function: %v", name, err)
+		}
+	} else {
+		if _, err := s.evalInternal(wrapperSource(name, orig.Type())); err != nil {
+			return magicError("%%jit %s: internal error declaring the jitted function: %v", name, err)
+		}
+		s.jitMu.Lock()
+		e.seq = s.declSeq
+		s.jitMu.Unlock()
+	}
+	s.warnStaleCallers(name, e.seq)
+	s.stats.watch(j.Compiled(), name)
 	for k, v := range kv {
 		e.opts[k] = v
 	}
@@ -129,6 +145,27 @@ func wrapperSource(name string, t reflect.Type) string {
 	jit := "__emily_jit_" + name
 	return fmt.Sprintf("var %s = %s.JitFunc(%q).(%s)\nfunc %s(%s) %s { return %s(%s) }",
 		jit, rtName, name, fnType, name, strings.Join(params, ", "), res, jit, strings.Join(args, ", "))
+}
+
+// rejitSource assigns the variable of name's wrapper the jitted function
+// registered anew.
+func rejitSource(name string, t reflect.Type) string {
+	return fmt.Sprintf("__emily_jit_%s = %s.JitFunc(%q).(%s)", name, rtName, name, wrapperFuncType(t))
+}
+
+// wrapperFuncType writes t (all *emily.Tensor, checked) with the runtime
+// package's Tensor, which the user cannot shadow.
+func wrapperFuncType(t reflect.Type) string {
+	const tensor = "*" + rtName + ".Tensor"
+	types := make([]string, t.NumIn())
+	for i := range types {
+		types[i] = tensor
+	}
+	res := strings.TrimSuffix(strings.Repeat(tensor+", ", t.NumOut()), ", ")
+	if t.NumOut() > 1 {
+		res = "(" + res + ")"
+	}
+	return "func(" + strings.Join(types, ", ") + ") " + res
 }
 
 // listJits prints the jitted names and their options.

@@ -69,7 +69,7 @@ func TestJitOptions(t *testing.T) {
 	if errorName(r.err) != MagicError || !contains(r.err.Error(), "fallback") {
 		t.Errorf("fallback=sometimes: %v", r.err)
 	}
-	r = run(t, s, "%jit max_concurrency=4 f")
+	r = run(t, s, "%jit max_concurrency=1000 f")
 	if errorName(r.err) != MagicError || !contains(r.err.Error(), "max_concurrency") {
 		t.Errorf("max_concurrency=4: %v", r.err)
 	}

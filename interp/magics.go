@@ -17,7 +17,7 @@ import (
 var helpText string
 
 // knownMagics lists the magics for error messages.
-const knownMagics = "%config, %help, %ir, %jit, %memory, %time, %%time, %timeit, %%timeit, %who, %whos"
+const knownMagics = "%config, %help, %ir, %jit, %%jit, %memory, %time, %%time, %timeit, %%timeit, %who, %whos"
 
 // runMagic runs one %magic line.
 func (s *Session) runMagic(m magicLine) error {

@@ -82,8 +82,11 @@ type Session struct {
 	releasedAt  uint64 // MLX active memory after the last release (release.go)
 	unsubscribe func()
 
-	jitMu sync.Mutex
-	jits  map[string]*jitEntry
+	jitMu   sync.Mutex
+	jits    map[string]*jitEntry
+	funcs   map[string]funcRefs // functions declared by cells (magics_jit.go)
+	declSeq int                 // functions declared so far
+	stats   jitStats            // %jit --stats
 
 	comp completion
 }
@@ -96,6 +99,7 @@ func New(opts Options) (*Session, error) {
 		stderr: newSwitchWriter(orWriter(opts.Stderr, os.Stderr)),
 		grace:  opts.InterruptGrace,
 		jits:   map[string]*jitEntry{},
+		funcs:  map[string]funcRefs{},
 	}
 	if s.grace <= 0 {
 		s.grace = 500 * time.Millisecond
@@ -241,6 +245,14 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 			later = append(later, m)
 			continue
 		}
+		if m.name == "%jit" { // per-cell options, until the cell ends
+			restore, err := s.cellJitMagic(m.args)
+			if err != nil {
+				return Result{}, err
+			}
+			defer restore()
+			continue
+		}
 		if isTimingMagic(m) {
 			res, cellDone, err := s.timingMagic(ctx, m, code, rest)
 			if err != nil || cellDone || strings.TrimSpace(rest) == "" {
@@ -275,6 +287,7 @@ func namesAny(args []string, set map[string]bool) bool {
 
 // onEvent reports the compiler's fallback events on the cell's stderr.
 func (s *Session) onEvent(e compiler.Event) {
+	s.stats.record(e)
 	if e.Kind == compiler.EventFallback && s.executing.Load() && errors.Is(e.Err, compiler.ErrTooDeepToFuse) {
 		fmt.Fprintf(s.stderr, "warning: %s: %v\n", e.Function, e.Err)
 		return

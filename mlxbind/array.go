@@ -39,7 +39,6 @@ func newArray(h C.emily_array) *Array {
 		a.shape[i] = int(dims[i])
 	}
 	a.dtype = DType(dt)
-	liveArrays.Add(1)
 	runtime.SetFinalizer(a, (*Array).release)
 	return a
 }
@@ -62,7 +61,6 @@ func (a *Array) Free() {
 	}
 	if a.freed.CompareAndSwap(false, true) {
 		C.emily_array_free(a.h)
-		liveArrays.Add(-1)
 		runtime.SetFinalizer(a, nil)
 	}
 }

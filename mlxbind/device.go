@@ -66,25 +66,40 @@ var defaultStreams struct {
 }
 
 // DefaultStream returns the process-wide stream for d, creating it on first
-// use. Work on it is serialized; Streams for concurrent queues come later.
+// use.
 func DefaultStream(d Device) (Stream, error) {
 	defaultStreams.Lock()
 	defer defaultStreams.Unlock()
 	if s, ok := defaultStreams.byDevice[d]; ok {
 		return s, nil
 	}
-	var idx C.int
-	var msg *C.char
-	if err := takeError(C.emily_stream_new(&idx, C.int(d), &msg), msg, "stream"); err != nil {
-		return Stream{}, fmt.Errorf("mlxbind: new stream on %s: %w", d, err)
+	s, err := NewStream(d)
+	if err != nil {
+		return s, err
 	}
-	s := Stream{index: idx, device: d}
 	if defaultStreams.byDevice == nil {
 		defaultStreams.byDevice = map[Device]Stream{}
 	}
 	defaultStreams.byDevice[d] = s
 	return s, nil
 }
+
+// NewStream makes a new MLX stream on d: a queue of its own (on the GPU,
+// work on two streams may overlap). Streams live as long as the process.
+// Every shim call still holds the one MLX lock (ARCHITECTURE.md,
+// Threading), so streams order work; they do not run the host side of
+// two calls at once.
+func NewStream(d Device) (Stream, error) {
+	var idx C.int
+	var msg *C.char
+	if err := takeError(C.emily_stream_new(&idx, C.int(d), &msg), msg, "stream"); err != nil {
+		return Stream{}, fmt.Errorf("mlxbind: new stream on %s: %w", d, err)
+	}
+	return Stream{index: idx, device: d}, nil
+}
+
+// Index is the stream's number in the shim (for listings).
+func (s Stream) Index() int { return int(s.index) }
 
 // Synchronize waits until all work queued on s has finished.
 func (s Stream) Synchronize() error {

@@ -8,7 +8,6 @@ import "C"
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -30,37 +29,12 @@ import (
 // for the MLX lock behind a busy eval loop, the estimate was stale, the
 // threshold doubled on every collection, and a benchmark on an H200 still
 // peaked at 53 GB.
-//
-// Bytes are not the only cost. On CUDA a result MLX cannot place in a
-// cached buffer gets a fresh device buffer, and reading it back moves it
-// to managed memory (cudaMallocManaged and a copy; a recycled buffer has
-// moved already): ~120 µs for a 16-byte array on an H200. So a loop of
-// small eager calls whose results wait for the GC (a few bytes each, never
-// near the byte threshold) paid that on every call: `emily.Add` + `ToFloat32s` was 184 µs left to the
-// GC against 29 µs freed (BENCHMARKS.md). So a collection also runs when
-// the number of live handles passes a threshold that adapts the same way
-// (twice the live count after a collection, at least minLiveThreshold,
-// which keeps a collection per ~256 arrays to a few µs per array even on
-// the CPU, where there is nothing to gain):
-// the arrays it finds go back to MLX's cache and the next calls reuse them.
-const (
-	minGCThreshold   = 256 << 20
-	minLiveThreshold = 256
-)
-
-// liveArrays counts handles not yet freed (Free, or drained after their
-// finalizer ran).
-var liveArrays atomic.Int64
-
-// LiveArrays returns the number of MLX array handles Go holds that are not
-// freed yet, reachable or waiting for a collection.
-func LiveArrays() int64 { return liveArrays.Load() }
+const minGCThreshold = 256 << 20
 
 var pressure struct {
 	sync.Mutex
-	threshold     uint64
-	liveThreshold int64
-	collected     bool // a collection ran and no estimate of live memory was taken since
+	threshold uint64
+	collected bool // a collection ran and no estimate of live memory was taken since
 }
 
 var released struct {
@@ -84,7 +58,6 @@ func drainReleased() int {
 	for _, h := range hs {
 		C.emily_array_free(h)
 	}
-	liveArrays.Add(-int64(len(hs)))
 	return len(hs)
 }
 
@@ -108,9 +81,7 @@ func relieveMemoryPressure(active uint64) {
 	defer pressure.Unlock()
 	if pressure.threshold == 0 {
 		pressure.threshold = minGCThreshold
-		pressure.liveThreshold = minLiveThreshold
 	}
-	live := liveArrays.Load()
 	if pressure.collected {
 		// The live estimate must not count what was just freed.
 		if freed > 0 {
@@ -120,10 +91,9 @@ func relieveMemoryPressure(active uint64) {
 		}
 		pressure.collected = false
 		pressure.threshold = max(minGCThreshold, 2*active)
-		pressure.liveThreshold = max(minLiveThreshold, 2*live)
 		return
 	}
-	if active >= pressure.threshold || live >= pressure.liveThreshold {
+	if active >= pressure.threshold {
 		collectAndFinalize()
 		pressure.collected = true
 	}

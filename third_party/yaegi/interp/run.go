@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"unsafe"
 )
 
 // bltn type defines functions which run at CFG execution.
@@ -132,6 +133,17 @@ func isExecNode(n *node, exec bltn) bool {
 // originalExecNode looks in the tree of nodes for the node which has exec,
 // aside from n, in order to know where n "inherited" that exec from.
 func originalExecNode(n *node, exec bltn) *node {
+	if exec == nil {
+		return nil
+	}
+	// emily patch 7: a node's exec is usually a closure, and closures made
+	// by one builder share their code pointer (reflect's Pointer), so that
+	// alone matched the first node of the same kind. The closure itself
+	// (the func value's pointer) identifies the node; the code pointer is
+	// the fallback for plain functions.
+	if wn := execNodeByClosure(n, exec); wn != nil {
+		return wn
+	}
 	execAddr := reflect.ValueOf(exec).Pointer()
 	var originalNode *node
 	seen := make(map[int64]struct{})
@@ -169,6 +181,31 @@ func originalExecNode(n *node, exec bltn) *node {
 	}
 
 	return originalNode
+}
+
+// funcValue returns the identity of a func value: its closure pointer.
+func funcValue(b bltn) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&b)) }
+
+// execNodeByClosure finds the node, in the function around n, whose exec is
+// the very func value exec. (emily patch 7)
+func execNodeByClosure(n *node, exec bltn) *node {
+	want := funcValue(exec)
+	root := n
+	for root.anc != nil && root.kind != funcDecl && root.kind != funcLit {
+		root = root.anc
+	}
+	var found *node
+	root.Walk(func(wn *node) bool {
+		if found != nil {
+			return false
+		}
+		if wn.exec != nil && funcValue(wn.exec) == want {
+			found = wn
+			return false
+		}
+		return true
+	}, nil)
+	return found
 }
 
 // cloned from net/http/server.go , so we can enforce a similar behavior:
@@ -230,7 +267,10 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 
 	dbg := n.interp.debugger
 	if dbg == nil {
-		for exec := n.exec; exec != nil && f.runid() == n.interp.runid(); {
+		// emily patch 7: assign the exec the deferred handler reads (a
+		// shadowing `exec :=` left it nil, so every panic was reported at
+		// the function's first statement).
+		for exec = n.exec; exec != nil && f.runid() == n.interp.runid(); {
 			exec = exec(f)
 		}
 		return

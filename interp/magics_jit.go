@@ -1,0 +1,233 @@
+package interp
+
+import (
+	"fmt"
+	"go/ast"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/compiler"
+)
+
+// Per-cell overrides, callers of jitted functions and `%jit --stats`.
+
+// cellJitMagic implements `%%jit key=value…` at the top of a cell: the
+// options apply to every jitted call made while the cell runs, over each
+// function's own options (compiler.SetOverrides); restore brings back the
+// function's options (and any overrides of an enclosing run) when the
+// cell ends.
+func (s *Session) cellJitMagic(args []string) (restore func(), err error) {
+	kv, _, rest := keyValues(args)
+	if len(rest) > 0 {
+		return nil, magicError("%%%%jit takes options only (it applies them to every jitted call of this cell), not %q; to jit a function use %%jit %s", rest[0], rest[0])
+	}
+	if len(kv) == 0 {
+		return nil, magicError("%%%%jit: give options for this cell's jitted calls, e.g. %%%%jit native=false fuse=true (known: %s)", compiler.OptionKeys)
+	}
+	opts, err := s.parseJitOptions("%%jit", kv)
+	if err != nil {
+		return nil, err
+	}
+	restore, err = compiler.SetOverrides(opts...)
+	if err != nil {
+		return nil, magicError("%%%%jit: %v", err)
+	}
+	return restore, nil
+}
+
+// parseJitOptions parses the options of %jit and %%jit, warns about
+// unknown keys (and deletes them from kv), and sends debug output to the
+// cell's output.
+func (s *Session) parseJitOptions(magic string, kv map[string]string) ([]emily.Option, error) {
+	opts, unknown, err := compiler.ParseOptions(kv)
+	if err != nil {
+		return nil, magicError("%s: %v", strings.ReplaceAll(magic, "%", "%%"), err)
+	}
+	for _, k := range unknown {
+		fmt.Fprintf(s.stderr, "warning: %s: unknown option %s=%s ignored (known: %s)\n", magic, k, kv[k], compiler.OptionKeys)
+		delete(kv, k)
+	}
+	if _, ok := kv["debug"]; ok {
+		opts = append(opts, compiler.WithDebugOutput(s.stdout))
+	}
+	return opts, nil
+}
+
+// funcRefs is what the session knows of a function declared by a cell:
+// the names its body uses, and when it was declared.
+type funcRefs struct {
+	refs map[string]bool
+	seq  int
+}
+
+// noteFuncs records the functions a chunk declares and the names they use,
+// so that %jit can say which earlier functions still call the original.
+func (s *Session) noteFuncs(p parsed) {
+	if p.file == nil {
+		return
+	}
+	s.jitMu.Lock()
+	defer s.jitMu.Unlock()
+	for _, d := range p.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv != nil || fd.Body == nil {
+			continue
+		}
+		refs := map[string]bool{}
+		collectRefs(fd.Body, refs)
+		s.declSeq++
+		s.funcs[fd.Name.Name] = funcRefs{refs: refs, seq: s.declSeq}
+	}
+}
+
+// staleCallers returns the functions declared before seq that call name
+// and are not jitted themselves (a jitted caller inlines name's body when
+// traced, so it computes the same): yaegi bound their calls to the
+// function name had then, and declaring name again does not reach them.
+func (s *Session) staleCallers(name string, seq int) []string {
+	s.jitMu.Lock()
+	defer s.jitMu.Unlock()
+	var out []string
+	for g, fr := range s.funcs {
+		if g != name && fr.seq <= seq && fr.refs[name] && s.jits[g] == nil {
+			out = append(out, g)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// warnStaleCallers says plainly which functions keep calling the original.
+func (s *Session) warnStaleCallers(name string, seq int) {
+	callers := s.staleCallers(name, seq)
+	if len(callers) == 0 {
+		return
+	}
+	verb, pron := "calls", "it"
+	if len(callers) > 1 {
+		verb, pron = "call", "them"
+	}
+	fmt.Fprintf(s.stderr, "warning: %%jit %s: %s %s the original %s, not the jitted one: yaegi bound the call when it compiled %s, before %s was jitted; declare %s again (or %%jit %s too) to use the jitted %s\n",
+		name, staleList(callers), verb, name, pron, name, pron, pron, name)
+}
+
+func staleList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// jitStats accumulates the compiler's events for the session's jitted
+// functions, by name (`%jit --stats`).
+type jitStats struct {
+	mu  sync.Mutex
+	src map[*compiler.Function]string
+	by  map[string]*funcStats
+}
+
+type funcStats struct {
+	compiles, hits, misses, evictions, fallbacks int
+	traceTime, lowerTime, runTime                time.Duration
+	ops                                          int
+	runs                                         map[compiler.Lane]int
+}
+
+// watch makes the events of cf count for name.
+func (js *jitStats) watch(cf *compiler.Function, name string) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if js.src == nil {
+		js.src, js.by = map[*compiler.Function]string{}, map[string]*funcStats{}
+	}
+	js.src[cf] = name
+}
+
+func (js *jitStats) record(e compiler.Event) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	name, ok := js.src[e.Source]
+	if !ok {
+		return
+	}
+	st := js.by[name]
+	if st == nil {
+		st = &funcStats{runs: map[compiler.Lane]int{}}
+		js.by[name] = st
+	}
+	switch e.Kind {
+	case compiler.EventCompile:
+		st.compiles++
+		st.traceTime += e.Trace
+		st.lowerTime += e.Lower
+		st.ops = e.Ops
+	case compiler.EventHit:
+		st.hits++
+	case compiler.EventMiss:
+		st.misses++
+	case compiler.EventEvict:
+		st.evictions++
+	case compiler.EventFallback:
+		st.fallbacks++
+	case compiler.EventRun:
+		st.runs[e.Lane]++
+		st.runTime += e.Duration
+	}
+}
+
+// print writes the table of `%jit --stats`.
+func (js *jitStats) print(s *Session) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if len(js.by) == 0 {
+		fmt.Fprintln(s.stdout, "no jitted calls yet; %jit name jits a function")
+		return
+	}
+	rows := [][]string{{"function", "calls", "lanes", "mean call", "compiles", "trace", "lower", "ops", "hits", "misses", "evicted", "fallbacks"}}
+	for _, name := range sortedKeys(js.by) {
+		st := js.by[name]
+		calls := 0
+		var lanes []string
+		for _, l := range []compiler.Lane{compiler.LaneNative, compiler.LaneFuse, compiler.LaneEval} {
+			if n := st.runs[l]; n > 0 {
+				calls += n
+				lanes = append(lanes, fmt.Sprintf("%s %d", l, n))
+			}
+		}
+		mean := "-"
+		if calls > 0 {
+			mean = formatTime((st.runTime / time.Duration(calls)).Seconds())
+		}
+		if len(lanes) == 0 {
+			lanes = []string{"-"}
+		}
+		rows = append(rows, []string{name, fmt.Sprint(calls), strings.Join(lanes, ", "), mean, fmt.Sprint(st.compiles),
+			formatTime(st.traceTime.Seconds()), formatTime(st.lowerTime.Seconds()), fmt.Sprint(st.ops),
+			fmt.Sprint(st.hits), fmt.Sprint(st.misses), fmt.Sprint(st.evictions), fmt.Sprint(st.fallbacks)})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-len([]rune(c))))
+			}
+		}
+		fmt.Fprintln(s.stdout, b.String())
+	}
+}

@@ -1,0 +1,162 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/emily-go/emily/compiler"
+)
+
+// TestCellJitOverridesBothWays: `%%jit key=value` applies to every jitted
+// call of its cell, over the function's own options and over the session
+// default; the next cell gets the function's options back.
+func TestCellJitOverridesBothWays(t *testing.T) {
+	s, _ := newSession(t)
+	t.Cleanup(func() { compiler.SetDefaultNative(true) })
+	mustRun(t, s, jitSetup, "func g(x *emily.Tensor) *emily.Tensor { return emily.Exp(x) }",
+		"%jit f", "%jit native=false g")
+	want := mustRun(t, s, "f(x)").res.Text
+
+	// The cell's native=false beats f's default; native=true beats g's own native=false.
+	r := mustRun(t, s, "%%jit native=false\nf(x)")
+	if r.res.Text != want {
+		t.Errorf("f(x) under %%%%jit native=false = %q, want %q", r.res.Text, want)
+	}
+	mustRun(t, s, "%%jit native=true fuse=true\ng(x)\ng(x)")
+	fj, _ := s.Jitted("f")
+	gj, _ := s.Jitted("g")
+	if st := fj.Stats(); st.EvalCalls != 1 || st.NativeCalls != 1 {
+		t.Errorf("f: %+v, want one evaluator call (the %%%%jit cell) and one native", st)
+	}
+	if st := gj.Stats(); st.FuseCalls != 2 || st.EvalCalls != 0 {
+		t.Errorf("g: %+v, want two fused calls", st)
+	}
+	// Then the functions' options return.
+	mustRun(t, s, "f(x)", "g(x)")
+	if st := fj.Stats(); st.NativeCalls != 2 || st.EvalCalls != 1 {
+		t.Errorf("f after the cell: %+v", st)
+	}
+	if st := gj.Stats(); st.EvalCalls != 1 || st.FuseCalls != 2 {
+		t.Errorf("g after the cell: %+v", st)
+	}
+	// Over the session default: %config native=false, f has no native option.
+	mustRun(t, s, "%config native=false", "%%jit native=true\nf(x)", "f(x)")
+	if st := fj.Stats(); st.NativeCalls != 3 || st.EvalCalls != 2 {
+		t.Errorf("f under %%%%jit native=true, then the session default native=false: %+v", st)
+	}
+	// A failing cell restores the options too.
+	run(t, s, "%%jit native=true\npanic(\"stop\")")
+	if _, ok := compiler.Overrides(); ok {
+		t.Error("overrides still in force after a failing cell")
+	}
+	for cell, want := range map[string]string{
+		"%%jit f\nf(x)":          "options only",
+		"%%jit\nf(x)":            "give options",
+		"%%jit native=maybe\n1":  "not a bool",
+		"%%jit fallback=later\n": "fallback",
+	} {
+		r := run(t, s, cell)
+		if errorName(r.err) != MagicError || !contains(r.err.Error(), want) {
+			t.Errorf("%q: %v, want a MagicError with %q", cell, r.err, want)
+		}
+	}
+	r = run(t, s, "%%jit colour=red\nf(x)")
+	if r.err != nil || !contains(r.stderr, "unknown option colour=red") {
+		t.Errorf("unknown key: err %v, stderr %q", r.err, r.stderr)
+	}
+}
+
+// TestRejitReachesCallers: re-jitting f reaches the functions that call it
+// (they call the wrapper, whose variable is reassigned); functions
+// declared before f was first jitted still call the original, and %jit
+// says so.
+func TestRejitReachesCallers(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, jitSetup, "func before(x *emily.Tensor) *emily.Tensor { return f(x) }")
+	r := mustRun(t, s, "%jit f")
+	if !contains(r.stderr, "warning: %jit f: before calls the original f") || !contains(r.stderr, "declare it again") {
+		t.Errorf("%%jit f with an earlier caller: stderr %q", r.stderr)
+	}
+	mustRun(t, s, "func after(x *emily.Tensor) *emily.Tensor { return f(x) }", "after(x)")
+	fj, _ := s.Jitted("f")
+	if st := fj.Stats(); st.NativeCalls != 1 {
+		t.Fatalf("after(x) did not call the jitted f: %+v", st)
+	}
+	r = mustRun(t, s, "%jit native=false f")
+	mustRun(t, s, "after(x)")
+	fj, _ = s.Jitted("f")
+	if st := fj.Stats(); st.EvalCalls != 1 || st.NativeCalls != 0 {
+		t.Fatalf("after re-jitting f native=false, after(x) did not reach the new f: %+v", st)
+	}
+	if !contains(r.stderr, "before calls the original f") || contains(r.stderr, "after") {
+		t.Errorf("re-jit warning %q, want before only", r.stderr)
+	}
+	// Declaring before again makes it call the jitted f: no more warning.
+	mustRun(t, s, "func before(x *emily.Tensor) *emily.Tensor { return f(x) }", "before(x)")
+	if st := fj.Stats(); st.EvalCalls != 2 {
+		t.Fatalf("redeclared before(x) does not call the jitted f: %+v", st)
+	}
+	if r := mustRun(t, s, "%jit fuse=true f"); r.stderr != "" {
+		t.Errorf("no stale callers left, yet: %q", r.stderr)
+	}
+}
+
+// TestHookInSession: a hook inside a jitted function runs on every call,
+// prints in the cell's output, and falls back with one warning; with
+// fallback=raise the call fails naming the hook; debug=true prints each
+// node in the cell's output.
+func TestHookInSession(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, `func h(x *emily.Tensor) *emily.Tensor {
+	y := emily.Hook(emily.Mul(x, 2), "twice", func(t *emily.Tensor) { fmt.Println("hook:", t.ToFloat32s()) })
+	return emily.Add(y, 1)
+}`, "x := emily.FromSlice([]float32{1, 2})", "%jit h")
+	var warnings int
+	for i := 0; i < 3; i++ {
+		r := mustRun(t, s, "h(x)")
+		if !contains(r.stdout, "hook: [2 4]") || !strings.HasPrefix(r.res.Text, "Tensor float32[2]\n[3. 5.]") {
+			t.Fatalf("call %d: stdout %q, value %q", i, r.stdout, r.res.Text)
+		}
+		warnings += strings.Count(r.stderr, "warning: h: the IR cannot express this function")
+	}
+	if warnings != 1 {
+		t.Errorf("%d fallback warnings over three calls, want 1", warnings)
+	}
+	mustRun(t, s, "%jit fallback=raise h")
+	if r := run(t, s, "h(x)"); r.err == nil || !contains(r.err.Error(), "host hook twice") {
+		t.Errorf("fallback=raise: %v", r.err)
+	}
+	r := mustRun(t, s, "%jit native=false debug=true h", "h(x)")
+	for _, want := range []string{"debug h: node 2 (multiply float32[2])", "host hook twice", "(add float32[2]) <- (float32[2], float32[])"} {
+		if !contains(r.stdout, want) {
+			t.Errorf("debug output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestJitStatsMagic: `%jit --stats` tabulates calls by lane, compiles,
+// cache hits and misses from the compiler's events.
+func TestJitStatsMagic(t *testing.T) {
+	s, _ := newSession(t)
+	if r := mustRun(t, s, "%jit --stats"); !contains(r.stdout, "no jitted calls yet") {
+		t.Errorf("empty stats: %q", r.stdout)
+	}
+	mustRun(t, s, jitSetup, "%jit cache_size=1 f", "f(x)", "f(x)", "f(emily.Ones(2))", "%%jit native=false\nf(x)")
+	r := mustRun(t, s, "%jit --stats")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("stats table:\n%s", r.stdout)
+	}
+	// Columns are aligned (in runes; times hold spaces and "µ").
+	head, row := []rune(lines[0]), []rune(lines[1])
+	col := func(name string) string {
+		i := strings.Index(lines[0], name)
+		i = len([]rune(lines[0][:i]))
+		_ = head
+		return strings.Fields(string(row[i:]))[0]
+	}
+	if col("function") != "f" || col("calls") != "4" || !contains(lines[1], "native 3, eval 1") ||
+		col("compiles") != "3" || col("hits") != "1" || col("misses") != "3" || col("evicted") != "2" {
+		t.Errorf("stats table:\n%s", r.stdout)
+	}
+}
