@@ -679,3 +679,37 @@ func TestWhileInterrupt(t *testing.T) {
 		t.Errorf("after interrupts: %d Collatz steps from 27, want 111", got)
 	}
 }
+
+// TestHooksInControlFlow: a hook inside a loop body or a branch runs in
+// the evaluator lane (where a function with a hook falls back): once per
+// iteration, and only in the branch taken, on every call. With
+// fallback=raise the lowering error names the hook.
+func TestHooksInControlFlow(t *testing.T) {
+	var iters, thens, elses int
+	f := func(n, x *tensor) *tensor {
+		out := emily.While(func(s tensors) *tensor { return emily.Less(s[0], n) },
+			func(s tensors) tensors {
+				i := emily.Hook(emily.Add(s[0], 1), "iter", func(*tensor) { iters++ })
+				return tensors{i, emily.Mul(s[1], 2)}
+			}, emily.ZerosLike(n), x)
+		return emily.Cond(emily.Greater(emily.Sum(out[1]), 100),
+			func(a tensors) tensors { return tensors{emily.Hook(a[0], "then", func(*tensor) { thens++ })} },
+			func(a tensors) tensors { return tensors{emily.Hook(emily.Neg(a[0]), "els", func(*tensor) { elses++ })} },
+			out[1])[0]
+	}
+	x := emily.FromSlice([]float32{1, 2})
+	for _, opts := range [][]emily.Option{nil, {emily.WithNative(false)}} {
+		iters, thens, elses = 0, 0, 0
+		g := emily.Jit(f, opts...).(fn2)
+		small := g(emily.ScalarOf(3, emily.Int32), x).ToFloat32s() // 8, 16: els
+		big := g(emily.ScalarOf(6, emily.Int32), x).ToFloat32s()   // 64, 128: then
+		if small[0] != -8 || small[1] != -16 || big[0] != 64 || big[1] != 128 {
+			t.Errorf("%v: results %v and %v, want [-8 -16] and [64 128]", opts, small, big)
+		}
+		if iters != 9 || thens != 1 || elses != 1 {
+			t.Errorf("%v: hooks ran %d iterations, then %d and els %d times; want 9, 1, 1", opts, iters, thens, elses)
+		}
+	}
+	strict := emily.Jit(f, emily.WithFallback("raise")).(fn2)
+	cfWantErr(t, "fallback=raise", cfErrOf(func() { strict(emily.ScalarOf(3, emily.Int32), x) }), "hook iter")
+}
