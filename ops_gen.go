@@ -2366,7 +2366,7 @@ func Conv3d(x, w *Tensor) *Tensor {
 
 // Conv3dWith is Conv3d with strides, zero padding on both sides, kernel
 // dilations (one entry per spatial axis, or one for all; empty: 1, 0, 1)
-// and groups.
+// and groups (MLX takes groups > 1 in 1-D and 2-D convolutions only).
 //
 // NumPy: conv_ref(x, w, stride, padding, dilation, groups). MLX: mx.conv3d.
 func Conv3dWith(x, w *Tensor, stride []int, padding []int, dilation []int, groups int) *Tensor {

@@ -1,8 +1,6 @@
 package interp
 
 import (
-	"go/scanner"
-	"go/token"
 	"reflect"
 	"sort"
 	"strings"
@@ -10,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/emily-go/emily/internal/iscomplete"
 	"github.com/emily-go/emily/interp/symbols"
 	"github.com/traefik/yaegi/stdlib"
 )
@@ -187,66 +186,10 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 // should read another line: an unclosed bracket, raw string or comment,
 // or a line ending in a binary operator, comma or dot. Invalid code is
 // complete (running it reports the error). A cell of %magic lines is
-// complete. indent is the suggested indentation of the next line.
+// complete. indent is the suggested indentation of the next line. The
+// Jupyter kernel answers is_complete_request with the same function
+// (iscomplete.Check), which also tells invalid code apart.
 func (s *Session) IsComplete(code string) (complete bool, indent string) {
-	_, rest := splitMagics(code)
-	if strings.TrimSpace(rest) == "" {
-		return true, ""
-	}
-	fset := token.NewFileSet()
-	file := fset.AddFile("", fset.Base(), len(rest))
-	var sc scanner.Scanner
-	unterminated := false
-	sc.Init(file, []byte(rest), func(_ token.Position, msg string) {
-		if msg == "raw string literal not terminated" || msg == "comment not terminated" {
-			unterminated = true
-		}
-	}, 0)
-	depth := 0
-	last := token.ILLEGAL
-	for {
-		_, t, lit := sc.Scan()
-		if t == token.EOF {
-			break
-		}
-		switch t {
-		case token.LPAREN, token.LBRACK, token.LBRACE:
-			depth++
-		case token.RPAREN, token.RBRACK, token.RBRACE:
-			depth--
-		case token.SEMICOLON:
-			if lit == "\n" {
-				continue // inserted by the scanner at a line end
-			}
-		}
-		last = t
-	}
-	if unterminated {
-		return false, ""
-	}
-	if depth > 0 {
-		return false, strings.Repeat("\t", depth)
-	}
-	if depth < 0 {
-		return true, ""
-	}
-	if continues(last) {
-		return false, "\t"
-	}
-	return true, ""
-}
-
-// continues reports whether a line ending in t needs more: a binary
-// operator, comma, dot, assignment, or a keyword that cannot end a
-// statement.
-func continues(t token.Token) bool {
-	switch t {
-	case token.INC, token.DEC, token.RPAREN, token.RBRACK, token.RBRACE, token.SEMICOLON, token.ILLEGAL:
-		return false
-	case token.ELSE, token.FUNC, token.IF, token.FOR, token.SWITCH, token.SELECT,
-		token.GO, token.DEFER, token.IMPORT, token.VAR, token.CONST, token.TYPE,
-		token.PACKAGE, token.CASE, token.MAP, token.CHAN, token.STRUCT, token.INTERFACE:
-		return true
-	}
-	return t.IsOperator()
+	status, indent := iscomplete.Check(code)
+	return status != iscomplete.Incomplete, indent
 }

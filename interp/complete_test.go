@@ -93,3 +93,33 @@ func TestComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestCompleteKinds(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "myVar := 3\nfunc myFunc() {}\ntv := emily.Arange(3)\nimport \"strings\"")
+	for _, tt := range []struct {
+		code, match, kind string
+	}{
+		{"emily.Arang", "emily.Arange", "function"},
+		{"emily.Tens", "emily.Tensor", "type"},
+		{"math.P", "math.Pi", "constant"},
+		{"strings.Build", "strings.Builder", "type"},
+		{"tv.Resh", "tv.Reshape", "method"},
+		{"myV", "myVar", "variable"},
+		{"myF", "myFunc", "function"},
+		{"str", "strings", "package"},
+		{"retu", "return", "keyword"},
+		{"float6", "float64", "type"},
+		{"appen", "append", "function"},
+	} {
+		matches, kinds, _, _ := s.CompleteKinds(tt.code, len(tt.code))
+		i := slices.Index(matches, tt.match)
+		if i < 0 || len(kinds) != len(matches) {
+			t.Errorf("CompleteKinds(%q) = %v %v; want %q among them", tt.code, matches, kinds, tt.match)
+			continue
+		}
+		if kinds[i] != tt.kind {
+			t.Errorf("kind of %q = %q, want %q", tt.match, kinds[i], tt.kind)
+		}
+	}
+}

@@ -17,7 +17,7 @@ import (
 var helpText string
 
 // knownMagics lists the magics for error messages.
-const knownMagics = "%config, %help, %ir, %jit, %%jit, %memory, %time, %%time, %timeit, %%timeit, %who, %whos"
+const knownMagics = "%config, %help, %ir, %jit, %%jit, %load, %memory, %replay, %reset, %time, %%time, %timeit, %%timeit, %who, %whos"
 
 // runMagic runs one %magic line.
 func (s *Session) runMagic(m magicLine) error {
@@ -35,8 +35,14 @@ func (s *Session) runMagic(m magicLine) error {
 	case "memory":
 		return s.memoryMagic()
 	case "help":
-		fmt.Fprint(s.stdout, helpText)
+		s.page(helpText)
 		return nil
+	case "load":
+		return s.loadMagic(m.args)
+	case "reset", "replay":
+		// The supervisor (the REPL's and the kernel's worker process)
+		// handles these; a session run in-process cannot start afresh.
+		return magicError("%%%s needs the session to run in a worker process (the REPL and the kernel do, unless EMILY_SUPERVISE=0)", m.name)
 	case "":
 		return magicError("line %d: a magic needs a name; known magics: %s", m.line, knownMagics)
 	}

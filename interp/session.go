@@ -65,6 +65,7 @@ type Session struct {
 	rt     *runtimeSyms
 	stdout *switchWriter
 	stderr *switchWriter
+	stdin  *stdinReader
 	frames *frameFilter
 	grace  time.Duration
 
@@ -105,6 +106,10 @@ func New(opts Options) (*Session, error) {
 		s.grace = 500 * time.Millisecond
 	}
 	s.frames = &frameFilter{out: s.stderr}
+	s.stdin = &stdinReader{s: s, def: opts.Stdin}
+	if opts.Stdin == nil {
+		s.stdin.def = os.Stdin
+	}
 	s.rt = newRuntimeSyms(s.reportGoPanic)
 	env := opts.Env
 	if env == nil {
@@ -115,7 +120,7 @@ func New(opts Options) (*Session, error) {
 		gopath = build.Default.GOPATH
 	}
 	s.yi = interp.New(interp.Options{
-		Stdin:        opts.Stdin,
+		Stdin:        s.stdin,
 		Stdout:       s.stdout,
 		Stderr:       s.frames,
 		Env:          env,
@@ -128,14 +133,16 @@ func New(opts Options) (*Session, error) {
 	})
 	// yaegi binds os.Stdout/os.Stderr to the session's writers only when
 	// they are *os.File; bind them as io.Writer so that
-	// fmt.Fprintln(os.Stdout, …) reaches the cell's output too.
+	// fmt.Fprintln(os.Stdout, …) reaches the cell's output too; os.Stdin
+	// likewise, so bufio.NewReader(os.Stdin) asks the front end for input.
 	var out, errOut io.Writer = s.stdout, s.stderr
+	var in io.Reader = s.stdin
 	builtin := []interp.Exports{stdlib.Symbols, unsafe.Symbols, syscall.Symbols, interp.Symbols, symbols.Symbols}
 	s.gopath, s.importable = gopath, importablePaths(builtin...)
 	for _, syms := range append(builtin,
 		s.rt.exports(),
 		s.displayExports(),
-		interp.Exports{"os/os": {"Stdout": reflect.ValueOf(&out).Elem(), "Stderr": reflect.ValueOf(&errOut).Elem()}},
+		interp.Exports{"os/os": {"Stdout": reflect.ValueOf(&out).Elem(), "Stderr": reflect.ValueOf(&errOut).Elem(), "Stdin": reflect.ValueOf(&in).Elem()}},
 	) {
 		if err := s.yi.Use(syms); err != nil {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
@@ -221,9 +228,11 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 	s.stdout.set(stdout)
 	s.stderr.set(stderr)
 	s.executing.Store(true)
+	s.stdin.setCell(ctx)
 	s.frames.take() // frames of panics that user code recovered from
 	defer func() {
 		s.executing.Store(false)
+		s.stdin.setCell(nil)
 		s.stdout.set(nil)
 		s.stderr.set(nil)
 		s.refreshCompletion()

@@ -54,13 +54,22 @@ func (k *kernel) handleExecute(m *message) {
 	// silent means no output on iopub at all, so streams go nowhere.
 	var stdout, stderr io.Writer = io.Discard, io.Discard
 	var streams []*streamWriter
+	payloads := []any{}
 	if !req.Silent {
 		o, e := k.newStream(m, "stdout"), k.newStream(m, "stderr")
+		o.allowStdin, o.other, o.payloads = req.AllowStdin, e, &payloads
 		stdout, stderr, streams = o, e, []*streamWriter{o, e}
 	}
 	bundle, interrupted, err := k.runCell(req.Code, count, stdout, stderr)
 	for _, s := range streams {
 		s.flush()
+	}
+	if req.storeHistory() {
+		var out *string
+		if text, ok := bundle["text/plain"].(string); ok && err == nil {
+			out = &text
+		}
+		k.hist.add(count, req.Code, out)
 	}
 
 	if err != nil {
@@ -94,7 +103,7 @@ func (k *kernel) handleExecute(m *message) {
 		"status":           "ok",
 		"execution_count":  count,
 		"user_expressions": map[string]any{},
-		"payload":          []any{},
+		"payload":          payloads,
 	})
 }
 
@@ -105,12 +114,12 @@ func (k *kernel) handleExecute(m *message) {
 func (k *kernel) runCell(code string, count int, stdout, stderr io.Writer) (bundle MIMEBundle, interrupted bool, err error) {
 	ctx, cancel := context.WithCancel(context.WithValue(k.ctx, countKey{}, count))
 	k.cellMu.Lock()
-	k.cellCancel, k.interrupted = cancel, false
+	k.cellCtx, k.cellCancel, k.interrupted = ctx, cancel, false
 	k.cellMu.Unlock()
 	defer func() {
 		k.cellMu.Lock()
 		interrupted = k.interrupted
-		k.cellCancel, k.interrupted = nil, false
+		k.cellCtx, k.cellCancel, k.interrupted = nil, nil, false
 		k.cellMu.Unlock()
 		cancel()
 	}()

@@ -28,6 +28,20 @@ type ErrorDetail interface {
 	Traceback() []string
 }
 
+// KindCompleter is a Completer that also tells each match's kind
+// ("function", "type", "variable", …): complete_reply then carries them in
+// metadata._jupyter_types_experimental, which JupyterLab shows as icons.
+type KindCompleter interface {
+	CompleteKinds(code string, cursor int) (matches, kinds []string, start, end int)
+}
+
+// Inspector is implemented by Executors that can describe the symbol at
+// a cursor (Shift-Tab); the kernel answers inspect_request with it, the
+// text as text/plain. cursor is a byte offset into code.
+type Inspector interface {
+	Inspect(code string, cursor int) (text string, found bool)
+}
+
 // Completer is implemented by Executors that can complete code. The kernel
 // answers complete_request with it; offsets are byte offsets into code.
 type Completer interface {

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/emily-go/emily/internal/iscomplete"
 )
 
 // dispatch answers one request that arrived on ch, between a busy and an
@@ -45,11 +47,9 @@ func (k *kernel) dispatch(ch *channel, m *message) {
 	case "complete_request":
 		k.handleComplete(ch, m)
 	case "inspect_request":
-		k.reply(ch, m, "inspect_reply", map[string]any{
-			"status": "ok", "found": false, "data": map[string]any{}, "metadata": map[string]any{},
-		})
+		k.handleInspect(ch, m)
 	case "history_request":
-		k.reply(ch, m, "history_reply", map[string]any{"status": "ok", "history": []any{}})
+		k.handleHistory(ch, m)
 	case "comm_info_request":
 		k.reply(ch, m, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
 	case "interrupt_request":
@@ -109,7 +109,8 @@ func (k *kernel) handleIsComplete(ch *channel, m *message) {
 	if !k.unmarshalContent(ch, m, &req) {
 		return
 	}
-	status, indent := isComplete(req.Code)
+	// The same answer the terminal REPL acts on (internal/iscomplete).
+	status, indent := iscomplete.Check(req.Code)
 	content := map[string]any{"status": status}
 	if status == "incomplete" {
 		content["indent"] = indent
@@ -130,8 +131,24 @@ func (k *kernel) handleComplete(ch *channel, m *message) {
 		return
 	}
 	matches, start, end := []string{}, req.CursorPos, req.CursorPos
-	if c, ok := k.exec.(Completer); ok {
-		found, bs, be := c.Complete(req.Code, byteOffset(req.Code, req.CursorPos))
+	metadata := map[string]any{}
+	cursor := byteOffset(req.Code, req.CursorPos)
+	if c, ok := k.exec.(KindCompleter); ok {
+		found, kinds, bs, be := c.CompleteKinds(req.Code, cursor)
+		if len(found) > 0 {
+			matches, start, end = found, runeOffset(req.Code, bs), runeOffset(req.Code, be)
+			types := make([]map[string]any, len(found))
+			for i, f := range found {
+				kind := ""
+				if i < len(kinds) {
+					kind = kinds[i]
+				}
+				types[i] = map[string]any{"start": start, "end": end, "text": f, "type": kind}
+			}
+			metadata["_jupyter_types_experimental"] = types
+		}
+	} else if c, ok := k.exec.(Completer); ok {
+		found, bs, be := c.Complete(req.Code, cursor)
 		if len(found) > 0 {
 			matches, start, end = found, runeOffset(req.Code, bs), runeOffset(req.Code, be)
 		}
@@ -141,7 +158,7 @@ func (k *kernel) handleComplete(ch *channel, m *message) {
 		"matches":      matches,
 		"cursor_start": start,
 		"cursor_end":   end,
-		"metadata":     map[string]any{},
+		"metadata":     metadata,
 	})
 }
 
@@ -182,4 +199,41 @@ func (k *kernel) handleShutdown(ch *channel, m *message) {
 	// Cancel a running cell now rather than after the idle status, so a
 	// shutdown sent on control does not wait for the cell.
 	k.interruptCell()
+}
+
+// handleHistory answers history_request from the kernel's history
+// (history.go): tail, range or search.
+func (k *kernel) handleHistory(ch *channel, m *message) {
+	var req historyRequest
+	if !k.unmarshalContent(ch, m, &req) {
+		return
+	}
+	rows, err := k.hist.query(req)
+	if err != nil {
+		k.replyError(ch, m, "BadRequest", err.Error())
+		return
+	}
+	k.reply(ch, m, "history_reply", map[string]any{"status": "ok", "history": rows})
+}
+
+// handleInspect answers inspect_request through the Executor when it is
+// an Inspector, else with found false.
+func (k *kernel) handleInspect(ch *channel, m *message) {
+	var req struct {
+		Code      string `json:"code"`
+		CursorPos int    `json:"cursor_pos"`
+	}
+	if !k.unmarshalContent(ch, m, &req) {
+		return
+	}
+	data, found := map[string]any{}, false
+	if in, ok := k.exec.(Inspector); ok {
+		var text string
+		if text, found = in.Inspect(req.Code, byteOffset(req.Code, req.CursorPos)); found {
+			data["text/plain"] = text
+		}
+	}
+	k.reply(ch, m, "inspect_reply", map[string]any{
+		"status": "ok", "found": found, "data": data, "metadata": map[string]any{},
+	})
 }

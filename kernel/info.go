@@ -18,6 +18,10 @@ type Info struct {
 	Banner string
 	// HelpLinks appear in the notebook's Help menu.
 	HelpLinks []HelpLink
+	// HistoryFile is where executed cells are kept across kernel restarts
+	// for history_request (DefaultHistoryFile is the usual place); empty
+	// keeps them in memory, for this kernel only.
+	HistoryFile string
 }
 
 // LanguageInfo is the language_info block of kernel_info_reply.

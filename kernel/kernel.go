@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -163,11 +164,17 @@ type kernel struct {
 	// execCount is the execution counter; only the shell worker touches it.
 	execCount int
 
+	hist *history // what history_request reads
+
 	cellMu      sync.Mutex
+	cellCtx     context.Context    // the running cell's; nil when idle
 	cellCancel  context.CancelFunc // cancels the running cell; nil when idle
 	interrupted bool               // an interrupt_request hit the running cell
 
 	ipcFiles []string // socket files bound for the ipc transport
+
+	inputMu   sync.Mutex
+	inputWait chan string // where the awaited input_reply goes; nil when none is
 
 	shutdownPending atomic.Bool
 	stopOnce        sync.Once
@@ -193,6 +200,7 @@ func serve(ctx context.Context, ci *connInfo, exec Executor, info Info, logger *
 		shellQ:  make(chan *message, shellQueueSize),
 		stopped: make(chan struct{}),
 	}
+	k.hist = openHistory(k.info.HistoryFile, k.log.Printf)
 	if err := k.bind(ci); err != nil {
 		k.closeAll()
 		return err
@@ -200,7 +208,7 @@ func serve(ctx context.Context, ci *connInfo, exec Executor, info Info, logger *
 
 	var loops, worker sync.WaitGroup
 	loops.Go(k.heartbeat)
-	loops.Go(func() { k.recvLoop(k.stdin, k.dropStdin) })
+	loops.Go(func() { k.recvLoop(k.stdin, k.handleStdin) })
 	loops.Go(func() { k.recvLoop(k.control, func(m *message) { k.dispatch(k.control, m) }) })
 	loops.Go(func() { k.recvLoop(k.shell, k.enqueueShell) })
 	worker.Go(k.shellWorker)
@@ -338,10 +346,61 @@ func (k *kernel) heartbeat() {
 	}
 }
 
-// dropStdin discards stdin traffic: the Executor has no way to read input,
-// so the kernel never sends input_request and expects no input_reply.
-func (k *kernel) dropStdin(m *message) {
-	k.log.Printf("stdin: ignoring unexpected %s", m.Header.MsgType)
+// handleStdin takes the input_reply that a cell waiting for input (see
+// requestInput) expects; anything else on stdin is logged and dropped.
+func (k *kernel) handleStdin(m *message) {
+	if m.Header.MsgType != "input_reply" {
+		k.log.Printf("stdin: ignoring unexpected %s", m.Header.MsgType)
+		return
+	}
+	var c struct {
+		Value string `json:"value"`
+	}
+	if err := json.Unmarshal(orEmpty(m.Content), &c); err != nil {
+		k.log.Printf("stdin: malformed input_reply: %v", err)
+		return
+	}
+	k.inputMu.Lock()
+	wait := k.inputWait
+	k.inputWait = nil
+	k.inputMu.Unlock()
+	if wait == nil {
+		k.log.Printf("stdin: input_reply when no cell asked for input")
+		return
+	}
+	wait <- c.Value
+}
+
+// requestInput sends input_request on the stdin channel, to the client
+// that sent the running execute_request (parent), and waits for its
+// input_reply, or for ctx (the cell ended or was interrupted).
+func (k *kernel) requestInput(ctx context.Context, parent *message, prompt string, password bool) (string, error) {
+	wait := make(chan string, 1)
+	k.inputMu.Lock()
+	k.inputWait = wait
+	k.inputMu.Unlock()
+	defer func() {
+		k.inputMu.Lock()
+		if k.inputWait == wait {
+			k.inputWait = nil
+		}
+		k.inputMu.Unlock()
+	}()
+	k.reply(k.stdin, parent, "input_request", map[string]any{"prompt": prompt, "password": password})
+	k.cellMu.Lock()
+	cellCtx := k.cellCtx
+	k.cellMu.Unlock()
+	if cellCtx == nil {
+		cellCtx = k.ctx
+	}
+	select {
+	case v := <-wait:
+		return v, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-cellCtx.Done():
+		return "", cellCtx.Err()
+	}
 }
 
 // enqueueShell hands a shell request to the worker.

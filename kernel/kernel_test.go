@@ -237,12 +237,10 @@ func TestKernelEndToEnd(t *testing.T) {
 				map[string]any{"status": "ok", "matches": []any{}, "cursor_start": 6, "cursor_end": 6, "metadata": map[string]any{}}},
 			{"inspect_request", "inspect_reply", map[string]any{"code": "x", "cursor_pos": 1, "detail_level": 0},
 				map[string]any{"status": "ok", "found": false, "data": map[string]any{}, "metadata": map[string]any{}}},
-			{"history_request", "history_reply", map[string]any{"hist_access_type": "tail", "n": 10},
-				map[string]any{"status": "ok", "history": []any{}}},
 			{"comm_info_request", "comm_info_reply", map[string]any{},
 				map[string]any{"status": "ok", "comms": map[string]any{}}},
 			{"is_complete_request", "is_complete_reply", map[string]any{"code": "func f() {"},
-				map[string]any{"status": "incomplete", "indent": "    "}},
+				map[string]any{"status": "incomplete", "indent": "\t"}},
 			{"is_complete_request", "is_complete_reply", map[string]any{"code": "x := 1"},
 				map[string]any{"status": "complete"}},
 		}

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"context"
+	"io"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -30,6 +32,12 @@ type streamWriter struct {
 	k      *kernel
 	parent *message
 	name   string // "stdout" or "stderr"
+
+	// stdout only: whether the client takes input_request (the request's
+	// allow_stdin), and the cell's stderr, flushed before asking.
+	allowStdin bool
+	other      *streamWriter
+	payloads   *[]any // the execute_reply's payload (Page)
 
 	mu    sync.Mutex
 	buf   []byte      // output not yet published
@@ -121,6 +129,43 @@ func (w *streamWriter) Display(data, metadata map[string]any, id string, update 
 		content["transient"] = map[string]any{"display_id": id}
 	}
 	w.k.publish(w.parent, msgType, content)
+}
+
+// RequestInput asks the client for a line of input with input_request
+// (interp.InputRequester, reached through the supervisor), after the
+// output so far, which usually holds the prompt. io.EOF when the client
+// said allow_stdin false, as a notebook run headless does.
+func (w *streamWriter) RequestInput(ctx context.Context, prompt string, password bool) (string, error) {
+	if !w.allowStdin {
+		return "", io.EOF
+	}
+	if w.other != nil {
+		w.other.flush()
+	}
+	w.flush()
+	return w.k.requestInput(ctx, w.parent, prompt, password)
+}
+
+// Page adds a "page" payload to the cell's execute_reply (interp.Pager):
+// long help, shown rendered under the cell or in the pager.
+func (w *streamWriter) Page(bundle map[string]any) {
+	if w.payloads == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	*w.payloads = append(*w.payloads, map[string]any{"source": "page", "data": bundle, "start": 0})
+}
+
+// SetNextInput makes the cell's text text, as %load does in IPython: the
+// execute_reply's set_next_input payload, replacing the cell.
+func (w *streamWriter) SetNextInput(text string) {
+	if w.payloads == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	*w.payloads = append(*w.payloads, map[string]any{"source": "set_next_input", "text": text, "replace": true})
 }
 
 // ClearOutput publishes clear_output (the display package's Clearer).

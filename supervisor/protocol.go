@@ -22,13 +22,16 @@ package supervisor
 // request is what the supervisor sends.
 type request struct {
 	ID     int64  `json:"id"`
-	Op     string `json:"op"` // execute, interrupt, complete, is_complete
+	Op     string `json:"op"` // execute, interrupt, complete, is_complete, inspect, input_reply
 	Code   string `json:"code,omitempty"`
 	Cursor int    `json:"cursor,omitempty"`
 	// Origin names where the cell comes from (interp.Origin), for
 	// positions in messages: "cell5" is In [5].
 	OriginName string `json:"origin_name,omitempty"`
 	OriginLine int    `json:"origin_line,omitempty"`
+	// input_reply: the line typed (in Code), or EOF when the front end
+	// cannot ask for input.
+	EOF bool `json:"eof,omitempty"`
 }
 
 // event is what the worker sends back.
@@ -53,11 +56,18 @@ type event struct {
 
 	// completions
 	Matches    []string `json:"matches,omitempty"`
+	Kinds      []string `json:"kinds,omitempty"`
 	Start, End int
 
 	// is_complete
 	Complete bool   `json:"complete,omitempty"`
 	Indent   string `json:"indent,omitempty"`
+
+	// inspect (the text goes in Text)
+	Found bool `json:"found,omitempty"`
+
+	// input_request (the prompt goes in Text)
+	Password bool `json:"password,omitempty"`
 }
 
 // wireError carries a cell's error across the pipe with what the front

@@ -146,8 +146,11 @@ func (sv *Supervisor) Execute(ctx context.Context, code string, stdout, stderr i
 func (sv *Supervisor) ExecuteFrom(ctx context.Context, origin interp.Origin, code string, stdout, stderr io.Writer) (Result, error) {
 	sv.execMu.Lock()
 	defer sv.execMu.Unlock()
-	if strings.TrimSpace(code) == "%replay" {
+	switch strings.Join(strings.Fields(code), " ") {
+	case "%replay":
 		return Result{}, sv.replay(ctx, stdout, stderr)
+	case "%reset", "%reset -f":
+		return Result{}, sv.reset(stdout)
 	}
 	w := sv.worker()
 	if w.isDead() {
@@ -167,11 +170,13 @@ func (sv *Supervisor) ExecuteFrom(ctx context.Context, origin interp.Origin, cod
 // run executes one cell in w and handles the ways it can end.
 func (sv *Supervisor) run(ctx context.Context, w *worker, c cellRecord, stdout, stderr io.Writer) (Result, error) {
 	code := c.code
-	done, err := w.execute(c, stdout, stderr)
+	done, id, err := w.execute(c, stdout, stderr)
 	if err != nil {
 		return Result{}, sv.restartAfter(w, false, false, code, sv.cellNum)
 	}
 	finish := func(ev event) (Result, error) {
+		// What the cell wrote to fds 1 and 2 (C++) comes before its end.
+		w.fd.endCell(id, 2*time.Second)
 		if ev.Err != nil {
 			if ev.Stuck {
 				// The cell is blocked in a compiled call; the next one
@@ -232,6 +237,31 @@ func (sv *Supervisor) restartAfter(w *worker, escalated, stuck bool, cell string
 	return e
 }
 
+// reset replaces the worker by a fresh one: every variable, function,
+// import and jitted function is gone, and MLX's memory goes back to the
+// system with the old process. IPython's %reset asks first; -f is accepted
+// and the same, as a cell cannot be asked to confirm.
+func (sv *Supervisor) reset(stdout io.Writer) error {
+	old := sv.worker()
+	old.close()
+	select {
+	case <-old.exited:
+	case <-time.After(2 * time.Second):
+		old.kill()
+		<-old.exited
+	}
+	nw, err := sv.start()
+	if err != nil {
+		return fmt.Errorf("%%reset: %w", err)
+	}
+	sv.mu.Lock()
+	sv.w = nw
+	sv.mu.Unlock()
+	sv.succeeded, sv.replayable = nil, nil
+	fmt.Fprintln(stdout, "%reset: a fresh session (variables, functions, imports and jitted functions are gone)")
+	return nil
+}
+
 // replay re-runs the cells that succeeded before the last restart, with
 // their output discarded, stopping at the first failure.
 func (sv *Supervisor) replay(ctx context.Context, stdout, stderr io.Writer) error {
@@ -261,6 +291,26 @@ func (sv *Supervisor) Complete(code string, cursor int) ([]string, int, int) {
 		return nil, cursor, cursor
 	}
 	return ev.Matches, ev.Start, ev.End
+}
+
+// CompleteKinds is Complete with the kind of each match ("function",
+// "type", …; interp.Session.CompleteKinds).
+func (sv *Supervisor) CompleteKinds(code string, cursor int) ([]string, []string, int, int) {
+	ev, ok := sv.worker().call(request{Op: "complete", Code: code, Cursor: cursor})
+	if !ok {
+		return nil, nil, cursor, cursor
+	}
+	return ev.Matches, ev.Kinds, ev.Start, ev.End
+}
+
+// Inspect asks the worker what the symbol at cursor is (nothing if it is
+// down).
+func (sv *Supervisor) Inspect(code string, cursor int) (string, bool) {
+	ev, ok := sv.worker().call(request{Op: "inspect", Code: code, Cursor: cursor})
+	if !ok {
+		return "", false
+	}
+	return ev.Text, ev.Found
 }
 
 // IsComplete reports whether code is a complete cell (true if the worker
@@ -306,27 +356,34 @@ func (sv *Supervisor) start() (*worker, error) {
 		reqW.Close()
 		return nil, err
 	}
+	// fds 1 and 2 apart, so that what C++ writes to each reaches the
+	// cell's stdout or stderr (fdout.go).
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
 	logR, logW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	cmd.ExtraFiles = []*os.File{reqR, evW} // fd 3, fd 4
-	cmd.Stdout, cmd.Stderr = logW, logW
+	cmd.Stdout, cmd.Stderr = outW, logW
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	// The worker must not outlive its front end.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	if err := cmd.Start(); err != nil {
-		for _, f := range []*os.File{reqR, reqW, evR, evW, logR, logW} {
+		for _, f := range []*os.File{reqR, reqW, evR, evW, outR, outW, logR, logW} {
 			f.Close()
 		}
 		return nil, fmt.Errorf("supervisor: start session process: %w", err)
 	}
 	reqR.Close()
 	evW.Close()
+	outW.Close()
 	logW.Close()
-	w := newWorker(cmd, reqW, evR, logR, sv.opts.Log)
+	w := newWorker(cmd, reqW, evR, outR, logR, sv.opts.Log)
 	select {
 	case ev := <-w.ready:
 		_ = ev
@@ -353,7 +410,10 @@ type worker struct {
 	waiters map[int64]chan event
 	outs    map[int64][2]io.Writer
 	running int64 // id of the running cell; 0 between cells
-	idleAt  bool  // the event pipe closed while no cell ran
+	// inputCancel ends a wait for input that the cell no longer needs
+	// (it was interrupted, or ended).
+	inputCancel context.CancelFunc
+	idleAt      bool // the event pipe closed while no cell ran
 
 	ready  chan event
 	dead   chan struct{} // closed when the event pipe closes
@@ -361,18 +421,23 @@ type worker struct {
 	logEOF chan struct{} // closed when its log pipe closes
 	exit   error
 	tail   *tailBuffer
+	fd     *fdRouter // the worker's fds 1 and 2
 }
 
-func newWorker(cmd *exec.Cmd, req io.WriteCloser, events, log io.Reader, logTo io.Writer) *worker {
+func newWorker(cmd *exec.Cmd, req io.WriteCloser, events, stdout, stderr io.Reader, logTo io.Writer) *worker {
 	w := &worker{
 		cmd: cmd, enc: json.NewEncoder(req), req: req,
 		waiters: map[int64]chan event{}, outs: map[int64][2]io.Writer{},
 		ready: make(chan event, 1), dead: make(chan struct{}), exited: make(chan struct{}),
 		logEOF: make(chan struct{}), tail: &tailBuffer{max: 64 << 10},
 	}
+	w.fd = newFDRouter(logTo, w.tail)
 	go func() {
 		defer close(w.logEOF)
-		io.Copy(io.MultiWriter(w.tail, logTo), log)
+		var both sync.WaitGroup
+		both.Go(func() { w.fd.copy(0, stdout) })
+		both.Go(func() { w.fd.copy(1, stderr) })
+		both.Wait()
 	}()
 	go func() {
 		w.exit = cmd.Wait()
@@ -406,6 +471,20 @@ func (w *worker) readEvents(r io.Reader) {
 					sink.Display(ev.MIME, ev.Meta, ev.DisplayID, ev.Update)
 				}
 			}
+		case "input_request":
+			// Asking may take as long as the user: not on this loop.
+			req, _ := w.outs[ev.ID][0].(interface {
+				RequestInput(ctx context.Context, prompt string, password bool) (string, error)
+			})
+			go w.answerInput(ev, req)
+		case "set_next_input":
+			if n, ok := w.outs[ev.ID][0].(interface{ SetNextInput(string) }); ok {
+				n.SetNextInput(ev.Text)
+			}
+		case "page":
+			if p, ok := w.outs[ev.ID][0].(interface{ Page(map[string]any) }); ok {
+				p.Page(ev.MIME)
+			}
 		case "clear_output":
 			if o, ok := w.outs[ev.ID]; ok {
 				if c, ok := o[0].(interface{ ClearOutput(wait bool) }); ok {
@@ -426,12 +505,36 @@ func (w *worker) readEvents(r io.Reader) {
 				delete(w.outs, ev.ID)
 				if ev.Kind == "done" {
 					w.running = 0
+					if w.inputCancel != nil {
+						w.inputCancel()
+						w.inputCancel = nil
+					}
 				}
 				ch <- ev
 			}
 		}
 		w.mu.Unlock()
 	}
+}
+
+// answerInput asks req (the cell's stdout, when it can ask) for the line
+// a cell waits for and sends it back; EOF when there is no one to ask.
+// The wait ends with the cell: its done event cancels it.
+func (w *worker) answerInput(ev event, req interface {
+	RequestInput(ctx context.Context, prompt string, password bool) (string, error)
+}) {
+	reply := request{ID: ev.ID, Op: "input_reply", EOF: true}
+	if req != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		w.mu.Lock()
+		w.inputCancel = cancel
+		w.mu.Unlock()
+		if line, err := req.RequestInput(ctx, ev.Text, ev.Password); err == nil {
+			reply = request{ID: ev.ID, Op: "input_reply", Code: line}
+		}
+	}
+	_ = w.send(reply)
 }
 
 // send writes one request.
@@ -442,7 +545,7 @@ func (w *worker) send(r request) error {
 }
 
 // execute starts a cell and returns the channel its done event comes on.
-func (w *worker) execute(c cellRecord, stdout, stderr io.Writer) (<-chan event, error) {
+func (w *worker) execute(c cellRecord, stdout, stderr io.Writer) (<-chan event, int64, error) {
 	ch := make(chan event, 1)
 	w.mu.Lock()
 	w.nextID++
@@ -451,7 +554,8 @@ func (w *worker) execute(c cellRecord, stdout, stderr io.Writer) (<-chan event, 
 	w.outs[id] = [2]io.Writer{stdout, stderr}
 	w.running = id
 	w.mu.Unlock()
-	return ch, w.send(request{ID: id, Op: "execute", Code: c.code, OriginName: c.origin.Name, OriginLine: c.origin.Line})
+	w.fd.setCell(stdout, stderr)
+	return ch, id, w.send(request{ID: id, Op: "execute", Code: c.code, OriginName: c.origin.Name, OriginLine: c.origin.Line})
 }
 
 // call sends a request and waits for its answer; false if the worker died.

@@ -43,14 +43,29 @@ func (s *syncBuf) String() string {
 
 func newSupervisor(t *testing.T, escalate time.Duration) *Supervisor {
 	t.Helper()
-	sv, err := New(Options{
+	return newSupervisorOpts(t, escalate, nil)
+}
+
+// newSupervisorLog is newSupervisor with the worker's log going to log.
+func newSupervisorLog(t *testing.T, log *syncBuf) *Supervisor {
+	t.Helper()
+	return newSupervisorOpts(t, 5*time.Second, log)
+}
+
+func newSupervisorOpts(t *testing.T, escalate time.Duration, log *syncBuf) *Supervisor {
+	t.Helper()
+	opts := Options{
 		Command: func() *exec.Cmd {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), workerEnv+"=1")
 			return cmd
 		},
 		EscalateAfter: escalate,
-	})
+	}
+	if log != nil {
+		opts.Log = log
+	}
+	sv, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,9 @@ type detail interface {
 type encoder struct {
 	mu  sync.Mutex
 	enc *json.Encoder
+
+	inMu   sync.Mutex
+	inputs map[int64]chan request // cells waiting for an input_reply
 }
 
 func (e *encoder) send(ev event) {
@@ -40,7 +43,7 @@ func (e *encoder) send(ev event) {
 // and writes events to out, until in is closed. Cells run one at a time;
 // interrupts and completions are answered while a cell runs.
 func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
-	enc := &encoder{enc: json.NewEncoder(out)}
+	enc := &encoder{enc: json.NewEncoder(out), inputs: map[int64]chan request{}}
 	enc.send(event{Kind: "ready"})
 	dec := json.NewDecoder(in)
 	var (
@@ -65,7 +68,10 @@ func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
 			mu.Unlock()
 			cells.Go(func() {
 				defer c()
-				enc.send(execute(ctx, s, r, enc))
+				ev := execute(ctx, s, r, enc)
+				// After all the cell wrote to fds 1 and 2 (fdout.go).
+				writeSyncMarks(r.ID)
+				enc.send(ev)
 			})
 		case "interrupt":
 			mu.Lock()
@@ -75,8 +81,20 @@ func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
 			mu.Unlock()
 		case "complete":
 			go func() {
-				m, start, end := s.Complete(r.Code, r.Cursor)
-				enc.send(event{ID: r.ID, Kind: "completions", Matches: m, Start: start, End: end})
+				m, kinds, start, end := s.CompleteKinds(r.Code, r.Cursor)
+				enc.send(event{ID: r.ID, Kind: "completions", Matches: m, Kinds: kinds, Start: start, End: end})
+			}()
+		case "input_reply":
+			enc.inMu.Lock()
+			if ch, ok := enc.inputs[r.ID]; ok {
+				delete(enc.inputs, r.ID)
+				ch <- r
+			}
+			enc.inMu.Unlock()
+		case "inspect":
+			go func() {
+				text, found := s.Inspect(r.Code, r.Cursor)
+				enc.send(event{ID: r.ID, Kind: "inspect", Text: text, Found: found})
 			}()
 		case "is_complete":
 			ok, indent := s.IsComplete(r.Code)
@@ -88,6 +106,7 @@ func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
 // execute runs one cell and returns its done event.
 func execute(ctx context.Context, s *interp.Session, r request, enc *encoder) event {
 	stdout, stderr := newOutput(enc, r.ID, "stdout"), newOutput(enc, r.ID, "stderr")
+	stdout.other = stderr
 	res, err := s.ExecuteFrom(ctx, interp.Origin{Name: r.OriginName, Line: r.OriginLine}, r.Code, stdout, stderr)
 	stdout.flush()
 	stderr.flush()
@@ -117,6 +136,7 @@ type output struct {
 	enc   *encoder
 	id    int64
 	kind  string
+	other *output // stdout's stderr, flushed before an input request
 	mu    sync.Mutex
 	buf   []byte
 	timer *time.Timer
@@ -141,6 +161,45 @@ func (o *output) Write(p []byte) (int, error) {
 		o.timer = time.AfterFunc(outputDelay, o.tick)
 	}
 	return len(p), nil
+}
+
+// RequestInput asks the front end for a line of input for the cell
+// (interp.InputRequester): an input_request event, answered by an
+// input_reply request.
+func (o *output) RequestInput(ctx context.Context, prompt string, password bool) (string, error) {
+	o.flush()
+	if o.other != nil {
+		o.other.flush() // stderr too: a prompt may be written there
+	}
+	ch := make(chan request, 1)
+	o.enc.inMu.Lock()
+	o.enc.inputs[o.id] = ch
+	o.enc.inMu.Unlock()
+	o.enc.send(event{ID: o.id, Kind: "input_request", Text: prompt, Password: password})
+	select {
+	case r := <-ch:
+		if r.EOF {
+			return "", io.EOF
+		}
+		return r.Code, nil
+	case <-ctx.Done():
+		o.enc.inMu.Lock()
+		delete(o.enc.inputs, o.id)
+		o.enc.inMu.Unlock()
+		return "", ctx.Err()
+	}
+}
+
+// SetNextInput forwards %load's text (interp.NextInputSetter).
+func (o *output) SetNextInput(text string) {
+	o.flush()
+	o.enc.send(event{ID: o.id, Kind: "set_next_input", Text: text})
+}
+
+// Page forwards a page payload (interp.Pager).
+func (o *output) Page(bundle map[string]any) {
+	o.flush()
+	o.enc.send(event{ID: o.id, Kind: "page", MIME: bundle})
 }
 
 // Display forwards display.Show's bundles (the display package's Sink),

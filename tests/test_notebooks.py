@@ -84,3 +84,15 @@ def test_softmax_regression_reaches_numpys_weights():
     accuracy = float(texts[-1])
     want = ((X @ W + b).argmax(1) == labels).mean()
     assert abs(accuracy - want) < 1e-6 and accuracy > 0.95
+
+
+def test_sentence_embeddings_match_sentence_transformers():
+    # The notebook's seven sentences are the fixture's first seven; the
+    # fixture holds what sentence-transformers on torch computed for them
+    # (tests/minilm_reference.py), so the similarity matrix must agree.
+    texts = run("sentence-embeddings.ipynb")
+    fixture = NOTEBOOKS[0].parent.parent / "models" / "bert" / "testdata" / "minilm_reference"
+    E = np.load(fixture.with_suffix(".npy"))[:7]
+    np.testing.assert_allclose(numbers(texts[-1]), (E @ E.T).ravel(), atol=1e-5)
+    assert "cafe naive resume : super ##cal" in texts[1]
+    assert "Someone is having a meal.      -> A man is eating food." in texts[-2]

@@ -23,12 +23,16 @@ func (k kernelExecutor) Execute(ctx context.Context, code string, stdout, stderr
 	// Positions in messages name the cell by its execution count:
 	// "cell5:3:2" is line 3 of In [5].
 	var origin interp.Origin
-	if n, ok := kernel.ExecutionCount(ctx); ok {
+	n, ok := kernel.ExecutionCount(ctx)
+	if ok {
 		origin.Name = fmt.Sprintf("cell%d", n)
 	}
 	res, err := k.s.ExecuteFrom(ctx, origin, code, stdout, stderr)
-	if err != nil || !res.Shown {
-		return nil, err
+	if err != nil {
+		return nil, forJupyter(err, n)
+	}
+	if !res.Shown {
+		return nil, nil
 	}
 	return kernel.MIMEBundle(res.MIME), nil
 }
@@ -36,6 +40,16 @@ func (k kernelExecutor) Execute(ctx context.Context, code string, stdout, stderr
 // Complete offers the session's completions to complete_request.
 func (k kernelExecutor) Complete(code string, cursor int) ([]string, int, int) {
 	return k.s.Complete(code, cursor)
+}
+
+// CompleteKinds gives complete_reply the kind of each match.
+func (k kernelExecutor) CompleteKinds(code string, cursor int) ([]string, []string, int, int) {
+	return k.s.CompleteKinds(code, cursor)
+}
+
+// Inspect answers inspect_request (Shift-Tab) with the session's docs.
+func (k kernelExecutor) Inspect(code string, cursor int) (string, bool) {
+	return k.s.Inspect(code, cursor)
 }
 
 func runKernel(args []string, stderr io.Writer) int {
@@ -61,6 +75,14 @@ func runKernel(args []string, stderr io.Writer) int {
 	info := kernel.Info{
 		ImplementationVersion: version,
 		Banner:                fmt.Sprintf("Emily for Go %s: MLX %s on %s", version, emily.MLXVersion(), emily.DefaultDevice()),
+		HelpLinks: []kernel.HelpLink{
+			{Text: "Emily for Go", URL: "https://github.com/emily-go/emily#readme"},
+			{Text: "Emily ops (OPS.md)", URL: "https://github.com/emily-go/emily/blob/main/OPS.md"},
+			{Text: "MLX", URL: "https://ml-explore.github.io/mlx/"},
+			{Text: "Go standard library", URL: "https://pkg.go.dev/std"},
+			{Text: "A Tour of Go", URL: "https://go.dev/tour/"},
+		},
+		HistoryFile: kernel.DefaultHistoryFile(),
 	}
 	// SIGTERM (how Jupyter stops a kernel that ignores shutdown_request)
 	// and SIGHUP end Run cleanly, so the ipc socket files are removed.

@@ -58,6 +58,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("emily-repl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { io.WriteString(stderr, usage) }
+	keepGoing := fs.Bool("keep-going", false, "script mode: report a failing cell and go on (exit status 1 at the end)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -90,18 +91,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer f.Close()
-		return runScript(session, fs.Arg(0), f, stdout, stderr)
+		return runScript(session, fs.Arg(0), f, stdout, stderr, *keepGoing)
 	}
-	return runScript(session, "stdin", stdin, stdout, stderr)
+	return runScript(session, "stdin", stdin, stdout, stderr, *keepGoing)
 }
 
 const usage = `Emily for Go: Go for array computing on MLX.
 
 Usage:
   emily-repl                  start the REPL (runs stdin as a script when it is not a terminal)
-  emily-repl FILE [ARG ...]   run FILE as one cell, then its func main if any, like
-                              go run (os.Args is FILE ARG ...); a %magic line starts
-                              a new cell; exits non-zero on the first error
+  emily-repl [--keep-going] FILE [ARG ...]
+                              run FILE as one cell, then its func main if any, like
+                              go run (os.Args is FILE ARG ...); a %magic line or a
+                              "// %%" line (Jupytext's percent format) starts a new
+                              cell; exits non-zero on the first error, or with
+                              --keep-going after every cell ran
   emily-repl kernel -f CONN   run as a Jupyter kernel (Jupyter starts this)
   emily-repl install [--user | --prefix DIR]
                               install the "emily" Jupyter kernelspec

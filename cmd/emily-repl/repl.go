@@ -106,6 +106,8 @@ func runREPL(s cellSession, stdout, stderr io.Writer) int {
 		InterruptPrompt:   "^C",
 		EOFPrompt:         "",
 		HistorySearchFold: true,
+		// A cell is saved whole once complete (encodeCell), not line by line.
+		DisableAutoSaveHistory: true,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "emily-repl:", err)
@@ -115,8 +117,11 @@ func runREPL(s cellSession, stdout, stderr io.Writer) int {
 	out, errOut := rl.Stdout(), rl.Stderr()
 	fmt.Fprintf(out, "Emily for Go %s: MLX %s on %s. %%help lists the magics; Ctrl-D exits.\n",
 		version, emily.MLXVersion(), emily.DefaultDevice())
+	// Errors in colour, as IPython's, unless NO_COLOR (no-color.org) is set.
+	color := isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == ""
 	var intr interrupter
 	intr.watch()
+	term := &terminalOut{rl: rl, w: out}
 	var cell []string
 	for {
 		if len(cell) == 0 {
@@ -124,7 +129,11 @@ func runREPL(s cellSession, stdout, stderr io.Writer) int {
 		} else {
 			rl.SetPrompt(contPrompt)
 		}
+		if next := term.takeNext(); next != "" && len(cell) == 0 {
+			rl.Operation.SetBuffer(encodeCell(next)) // %load: the file, ready to edit
+		}
 		line, err := rl.Readline()
+		line = decodeCell(line) // a recalled multi-line cell
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
 			cell = cell[:0] // Ctrl-C while typing drops the cell
@@ -149,10 +158,13 @@ func runREPL(s cellSession, stdout, stderr io.Writer) int {
 		if strings.TrimSpace(code) == "" {
 			continue
 		}
+		if err := rl.SaveHistory(encodeCell(code)); err != nil {
+			fmt.Fprintln(errOut, "emily-repl: history:", err)
+		}
 		intr.run(func(ctx context.Context) {
-			res, err := s.Execute(ctx, code, out, errOut)
+			res, err := s.Execute(ctx, code, term, errOut)
 			if err != nil {
-				fmt.Fprintln(errOut, err)
+				fmt.Fprintln(errOut, strings.Join(tracebackLines(err, color, ""), "\n"))
 				return
 			}
 			if res.Shown {

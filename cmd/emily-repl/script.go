@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,26 +19,43 @@ import (
 // A "package main" clause is accepted. The value of each cell's final
 // expression is printed. When the file declares func main, it is called
 // once at the end, like go run. Errors name FILE:line:col; the first one
-// stops the script with status 1.
-func runScript(s *interp.Session, name string, r io.Reader, stdout, stderr io.Writer) int {
+// stops the script with status 1, unless keepGoing: then every cell runs
+// (a %magic line or a "// %%" line starts a cell, so a notebook saved in
+// Jupytext's percent format fails cell by cell) and the status is 1 at
+// the end if any failed. os.Exit(N) always stops, with N.
+func runScript(s *interp.Session, name string, r io.Reader, stdout, stderr io.Writer, keepGoing bool) int {
 	src, err := io.ReadAll(r)
 	if err != nil {
 		fmt.Fprintln(stderr, "emily-repl: reading input:", err)
 		return 1
 	}
 	code := string(src)
+	failed := 0
 	for _, c := range scriptCells(s, code) {
-		if status := runScriptCell(s, interp.Origin{Name: name, Line: c.line}, c.code, stdout, stderr); status != 0 {
+		status, exited := runScriptCell(s, interp.Origin{Name: name, Line: c.line}, c.code, stdout, stderr)
+		if exited || (status != 0 && !keepGoing) {
 			return status
+		}
+		if status != 0 {
+			failed++
 		}
 	}
 	if line := mainLine(code); line > 0 {
-		return runScriptCell(s, interp.Origin{Name: name, Line: line}, "main()", stdout, stderr)
+		status, exited := runScriptCell(s, interp.Origin{Name: name, Line: line}, "main()", stdout, stderr)
+		if exited || status != 0 {
+			return status
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "emily-repl: %d cell(s) of %s failed (--keep-going)\n", failed, name)
+		return 1
 	}
 	return 0
 }
 
-func runScriptCell(s *interp.Session, origin interp.Origin, code string, stdout, stderr io.Writer) int {
+// runScriptCell runs one cell and returns the script's exit status so far;
+// exited reports an os.Exit(N) in the script.
+func runScriptCell(s *interp.Session, origin interp.Origin, code string, stdout, stderr io.Writer) (status int, exited bool) {
 	res, err := s.ExecuteFrom(context.Background(), origin, code, stdout, stderr)
 	if err != nil {
 		var e *interp.Error
@@ -47,21 +65,17 @@ func runScriptCell(s *interp.Session, origin interp.Origin, code string, stdout,
 			if v, ok := e.Value.(string); ok {
 				if m := osExit.FindStringSubmatch(v); m != nil {
 					code, _ := strconv.Atoi(m[1])
-					return code
+					return code, true
 				}
 			}
 		}
-		if errors.As(err, &e) {
-			fmt.Fprintln(stderr, strings.Join(e.Traceback(), "\n"))
-		} else {
-			fmt.Fprintln(stderr, err)
-		}
-		return 1
+		fmt.Fprintln(stderr, strings.Join(tracebackLines(err, colorOn(stderr), ""), "\n"))
+		return 1, false
 	}
 	if res.Shown {
 		fmt.Fprintln(stdout, res.Text)
 	}
-	return 0
+	return 0, false
 }
 
 type scriptCell struct {
@@ -69,15 +83,16 @@ type scriptCell struct {
 	line int // of the file, where the cell starts
 }
 
-// scriptCells cuts a file into cells at the %magic lines that follow Go
-// code. A line starting with % inside a string or a block continues it.
+// scriptCells cuts a file into cells at the %magic lines and "// %%"
+// cell markers that follow Go code. Such a line inside a string or a
+// block continues it.
 func scriptCells(s *interp.Session, code string) []scriptCell {
 	var cells []scriptCell
 	lines := strings.SplitAfter(code, "\n")
 	start, hasGo := 0, false
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "%") && hasGo {
+		if (strings.HasPrefix(t, "%") || cellMarker(t)) && hasGo {
 			prev := strings.Join(lines[start:i], "")
 			if ok, _ := s.IsComplete(prev); ok {
 				cells = append(cells, scriptCell{prev, start + 1})
@@ -85,7 +100,7 @@ func scriptCells(s *interp.Session, code string) []scriptCell {
 				continue
 			}
 		}
-		if t != "" && !strings.HasPrefix(t, "%") {
+		if t != "" && !strings.HasPrefix(t, "%") && !strings.HasPrefix(t, "//") {
 			hasGo = true
 		}
 	}
@@ -93,6 +108,18 @@ func scriptCells(s *interp.Session, code string) []scriptCell {
 		cells = append(cells, scriptCell{rest, start + 1})
 	}
 	return cells
+}
+
+// colorOn reports whether w is a terminal that should get colours.
+func colorOn(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f) && os.Getenv("NO_COLOR") == ""
+}
+
+// cellMarker reports whether a trimmed line starts a cell in Jupytext's
+// percent format ("// %%", "// %% [markdown]").
+func cellMarker(t string) bool {
+	return strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(t, "//")), "%%") && strings.HasPrefix(t, "//")
 }
 
 var osExit = regexp.MustCompile(`^os\.Exit\((\d+)\)$`)

@@ -21,6 +21,8 @@ type cellSession interface {
 	Execute(ctx context.Context, code string, stdout, stderr io.Writer) (supervisor.Result, error)
 	ExecuteFrom(ctx context.Context, origin interp.Origin, code string, stdout, stderr io.Writer) (supervisor.Result, error)
 	Complete(code string, cursor int) ([]string, int, int)
+	CompleteKinds(code string, cursor int) ([]string, []string, int, int)
+	Inspect(code string, cursor int) (string, bool)
 	IsComplete(code string) (bool, string)
 	Close() error
 }
@@ -66,6 +68,14 @@ func (p inProcess) ExecuteFrom(ctx context.Context, origin interp.Origin, code s
 
 func (p inProcess) Complete(code string, cursor int) ([]string, int, int) {
 	return p.s.Complete(code, cursor)
+}
+
+func (p inProcess) CompleteKinds(code string, cursor int) ([]string, []string, int, int) {
+	return p.s.CompleteKinds(code, cursor)
+}
+
+func (p inProcess) Inspect(code string, cursor int) (string, bool) {
+	return p.s.Inspect(code, cursor)
 }
 
 func (p inProcess) IsComplete(code string) (bool, string) { return p.s.IsComplete(code) }

@@ -112,6 +112,9 @@ func Run(dir string, only *regexp.Regexp) (Summary, error) {
 			}
 			for _, fn := range fns {
 				for si, sample := range samplesOf(op, dt) {
+					if conflicts(sample, fn.fixed) {
+						continue
+					}
 					c, err := runCase(dir, op, fn, dt, si, sample)
 					if err != nil {
 						sum.LaneFailures = append(sum.LaneFailures, err.Error())
@@ -133,6 +136,20 @@ func Run(dir string, only *regexp.Regexp) (Summary, error) {
 		return sum, err
 	}
 	return sum, os.WriteFile(filepath.Join(dir, "manifest.json"), data, 0o644)
+}
+
+// conflicts reports whether an Exact sample sets an attribute that fixed
+// gives another value.
+func conflicts(s opspec.Sample, fixed map[string]any) bool {
+	if !s.Exact {
+		return false
+	}
+	for k, v := range fixed {
+		if sv, ok := s.Attrs[k]; ok && fmt.Sprint(sv) != fmt.Sprint(v) {
+			return true
+		}
+	}
+	return false
 }
 
 type namedCall struct {

@@ -36,6 +36,12 @@ func nnConv(x, w []int, attrs map[string]any) Sample {
 	return Sample{Shapes: shapes(x, w), Attrs: attrs}
 }
 
+// nnGrouped is a convolution sample with groups > 1: its weight's shape
+// holds only for its groups, so the functions with groups fixed at 1 skip it.
+func nnGrouped(x, w []int, attrs map[string]any) Sample {
+	return Sample{Shapes: shapes(x, w), Attrs: attrs, Exact: true}
+}
+
 func nnCS(stride, padding, dilation []int, groups int) map[string]any {
 	return map[string]any{"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
 }
@@ -162,6 +168,10 @@ var nnOps = nnRows(
 			Samples: []Sample{
 				nnConv([]int{2, 9, 3}, []int{4, 3, 3}, map[string]any{"stride": 1, "padding": 0, "dilation": 1, "groups": 1}),
 				nnConv([]int{1, 10, 2}, []int{6, 3, 2}, map[string]any{"stride": 2, "padding": 1, "dilation": 2, "groups": 1}),
+				// Grouped: 2 groups of 2 input and 3 output channels.
+				nnGrouped([]int{2, 8, 4}, []int{6, 3, 2}, map[string]any{"stride": 1, "padding": 1, "dilation": 1, "groups": 2}),
+				// Depthwise: one group per input channel.
+				nnGrouped([]int{1, 7, 3}, []int{3, 3, 1}, map[string]any{"stride": 2, "padding": 0, "dilation": 1, "groups": 3}),
 			}},
 		{Name: "Conv2d", Inputs: []string{"x", "w"}, Attrs: convNdAttrs, Fixed: convDefaults,
 			Variants: []Variant{{Name: "Conv2dWith", Doc: "is Conv2d with strides, zero padding on both sides, kernel dilations (one entry per spatial axis, or one for all; empty: 1, 0, 1) and groups."}},
@@ -171,9 +181,12 @@ var nnOps = nnRows(
 			Samples: []Sample{
 				nnConv([]int{2, 5, 6, 3}, []int{4, 3, 3, 3}, nnCS([]int{}, []int{}, []int{}, 1)),
 				nnConv([]int{1, 7, 6, 2}, []int{4, 3, 2, 2}, nnCS([]int{2, 1}, []int{1, 2}, []int{1, 2}, 1)),
+				nnGrouped([]int{1, 5, 5, 4}, []int{4, 3, 3, 2}, nnCS([]int{1}, []int{1}, []int{1}, 2)),
+				// Depthwise with a channel multiplier of 2.
+				nnGrouped([]int{2, 4, 4, 3}, []int{6, 2, 2, 1}, nnCS([]int{2}, []int{0}, []int{1}, 3)),
 			}},
 		{Name: "Conv3d", Inputs: []string{"x", "w"}, Attrs: convNdAttrs, Fixed: convDefaults,
-			Variants: []Variant{{Name: "Conv3dWith", Doc: "is Conv3d with strides, zero padding on both sides, kernel dilations (one entry per spatial axis, or one for all; empty: 1, 0, 1) and groups."}},
+			Variants: []Variant{{Name: "Conv3dWith", Doc: "is Conv3d with strides, zero padding on both sides, kernel dilations (one entry per spatial axis, or one for all; empty: 1, 0, 1) and groups (MLX takes groups > 1 in 1-D and 2-D convolutions only)."}},
 			Cpp:      "conv_nd(x, w, 3, stride, padding, dilation, groups, s)", MLX: "mx.conv3d",
 			NumPy: "conv_ref(x, w, stride, padding, dilation, groups)", DTypes: nnFloats, Grad: true, Hint: convHint, Tol: 20,
 			Doc: "convolves x (N, D, H, W, C_in) with w (C_out, KD, KH, KW, C_in): result (N, D_out, H_out, W_out, C_out).",
@@ -189,6 +202,7 @@ var nnOps = nnRows(
 			Samples: []Sample{
 				nnConv([]int{2, 5, 3}, []int{4, 3, 3}, nnCTS([]int{}, []int{}, []int{}, []int{}, 1)),
 				nnConv([]int{1, 4, 2}, []int{3, 3, 2}, nnCTS([]int{2}, []int{1}, []int{2}, []int{1}, 1)),
+				{Shapes: shapes([]int{2, 5, 4}, []int{6, 3, 2}), Attrs: nnCTS([]int{2}, []int{1}, []int{1}, []int{0}, 2), Exact: true},
 			}},
 		{Name: "ConvTranspose2d", Inputs: []string{"x", "w"}, Attrs: convTAttrs, Fixed: convTDefaults,
 			Variants: []Variant{{Name: "ConvTranspose2dWith", Doc: "is ConvTranspose2d with strides, padding, dilations, output padding (one entry per spatial axis, or one for all; empty: 1, 0, 1, 0) and groups."}},
@@ -198,6 +212,7 @@ var nnOps = nnRows(
 			Samples: []Sample{
 				nnConv([]int{1, 3, 4, 2}, []int{3, 2, 3, 2}, nnCTS([]int{}, []int{}, []int{}, []int{}, 1)),
 				nnConv([]int{2, 3, 3, 2}, []int{2, 3, 3, 2}, nnCTS([]int{2, 2}, []int{1, 0}, []int{1, 1}, []int{1, 0}, 1)),
+				{Shapes: shapes([]int{1, 3, 4, 4}, []int{4, 2, 3, 2}), Attrs: nnCTS([]int{1}, []int{0}, []int{1}, []int{0}, 2), Exact: true},
 			}},
 		{Name: "ConvTranspose3d", Inputs: []string{"x", "w"}, Attrs: convTAttrs, Fixed: convTDefaults,
 			Variants: []Variant{{Name: "ConvTranspose3dWith", Doc: "is ConvTranspose3d with strides, padding, dilations, output padding (one entry per spatial axis, or one for all; empty: 1, 0, 1, 0) and groups."}},

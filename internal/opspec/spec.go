@@ -81,6 +81,10 @@ var (
 type Sample struct {
 	Shapes [][]int
 	Attrs  map[string]any
+	// Exact: the shapes hold only with these attribute values (a grouped
+	// convolution's weight), so functions that fix one of them to another
+	// value (Conv2d's groups=1) skip the sample; their With variant runs it.
+	Exact bool
 }
 
 // Variant is a second Go function for the same op with some attributes

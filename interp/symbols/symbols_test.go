@@ -16,10 +16,12 @@ func TestUpToDate(t *testing.T) {
 		t.Skip("type-checks emily from source (~30 s)")
 	}
 	for pkg, file := range map[string]string{
-		"github.com/emily-go/emily":          "github_com-emily-go-emily.go",
-		"github.com/emily-go/emily/compiler": "github_com-emily-go-emily-compiler.go",
-		"github.com/emily-go/emily/display":  "github_com-emily-go-emily-display.go",
-		"github.com/emily-go/emily/plot":     "github_com-emily-go-emily-plot.go",
+		"github.com/emily-go/emily":                       "github_com-emily-go-emily.go",
+		"github.com/emily-go/emily/compiler":              "github_com-emily-go-emily-compiler.go",
+		"github.com/emily-go/emily/display":               "github_com-emily-go-emily-display.go",
+		"github.com/emily-go/emily/plot":                  "github_com-emily-go-emily-plot.go",
+		"github.com/emily-go/emily/models/bert":           "github_com-emily-go-emily-models-bert.go",
+		"github.com/emily-go/emily/models/bert/wordpiece": "github_com-emily-go-emily-models-bert-wordpiece.go",
 	} {
 		// As `yaegi extract` does in this directory.
 		ext := extract.Extractor{Dest: "symbols"}

@@ -1,0 +1,108 @@
+package kernel
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func intp(n int) *int { return &n }
+
+func rowsJSON(t *testing.T, h *history, r historyRequest) string {
+	t.Helper()
+	rows, err := h.query(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(rows)
+	return string(b)
+}
+
+func TestHistoryPersistsAcrossSessions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "history.jsonl")
+	logf := func(f string, a ...any) { t.Errorf("history log: "+f, a...) }
+	h := openHistory(path, logf)
+	out := "42"
+	h.add(1, "x := 6", nil)
+	h.add(2, "x * 7", &out)
+	h.add(3, "x * 7", &out)
+
+	if got, want := rowsJSON(t, h, historyRequest{HistAccessType: "tail", N: intp(2)}), `[[1,2,"x * 7"],[1,3,"x * 7"]]`; got != want {
+		t.Errorf("tail = %s, want %s", got, want)
+	}
+	if got, want := rowsJSON(t, h, historyRequest{HistAccessType: "tail", N: intp(1), Output: true}), `[[1,3,["x * 7","42"]]]`; got != want {
+		t.Errorf("tail with output = %s, want %s", got, want)
+	}
+	if got, want := rowsJSON(t, h, historyRequest{HistAccessType: "range", Start: 1, Stop: intp(2), Output: true}), `[[1,1,["x := 6",null]]]`; got != want {
+		t.Errorf("range = %s, want %s", got, want)
+	}
+
+	// A restarted kernel is session 2 and sees session 1.
+	h2 := openHistory(path, logf)
+	h2.add(1, "y := 1", nil)
+	if h2.session != 2 {
+		t.Fatalf("second kernel: session %d, want 2", h2.session)
+	}
+	if got, want := rowsJSON(t, h2, historyRequest{HistAccessType: "range", Session: -1, Start: 2}), `[[1,2,"x * 7"],[1,3,"x * 7"]]`; got != want {
+		t.Errorf("range of the previous session = %s, want %s", got, want)
+	}
+	if got, want := rowsJSON(t, h2, historyRequest{HistAccessType: "range", Session: 0}), `[[2,1,"y := 1"]]`; got != want {
+		t.Errorf("range of this session = %s, want %s", got, want)
+	}
+	if got, want := rowsJSON(t, h2, historyRequest{HistAccessType: "search", Pattern: "x*"}), `[[1,1,"x := 6"],[1,2,"x * 7"],[1,3,"x * 7"]]`; got != want {
+		t.Errorf("search = %s, want %s", got, want)
+	}
+	if got, want := rowsJSON(t, h2, historyRequest{HistAccessType: "search", Pattern: "x ? 7", Unique: true}), `[[1,3,"x * 7"]]`; got != want {
+		t.Errorf("unique search = %s, want %s", got, want)
+	}
+	if got, want := rowsJSON(t, h2, historyRequest{HistAccessType: "search", Pattern: "*", N: intp(2)}), `[[1,3,"x * 7"],[2,1,"y := 1"]]`; got != want {
+		t.Errorf("search n=2 = %s, want %s", got, want)
+	}
+	if _, err := h2.query(historyRequest{HistAccessType: "sideways"}); err == nil || !strings.Contains(err.Error(), "tail, range or search") {
+		t.Errorf("unknown access type: %v", err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("history file mode: %v %v (want 0600: cells may hold secrets)", fi, err)
+	}
+}
+
+func TestHistoryUnwritableKeepsMemory(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	os.WriteFile(blocker, nil, 0o600)
+	var logged []string
+	h := openHistory(filepath.Join(blocker, "history.jsonl"), func(f string, a ...any) { logged = append(logged, f) })
+	h.add(1, "x", nil)
+	if len(logged) != 1 {
+		t.Errorf("logged %d times, want once", len(logged))
+	}
+	if got := rowsJSON(t, h, historyRequest{HistAccessType: "tail"}); got != `[[1,1,"x"]]` {
+		t.Errorf("in-memory tail = %s", got)
+	}
+}
+
+func TestGlob(t *testing.T) {
+	for _, tt := range []struct {
+		pat, s string
+		ok     bool
+	}{
+		{"emily.Arange*", "emily.Arange(3)", true},
+		{"*Arange", "emily.Arange(3)", false},
+		{"a?c", "abc", true},
+		{"a[bx]c", "axc", true},
+		{"a[^b]c", "abc", false},
+		{"é*", "été", true},
+		{"a.c", "abc", false},
+		{"*", "multi\nline", true},
+	} {
+		re, err := globRegexp(tt.pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if re.MatchString(tt.s) != tt.ok {
+			t.Errorf("glob %q on %q = %v", tt.pat, tt.s, !tt.ok)
+		}
+	}
+}
