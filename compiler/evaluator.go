@@ -79,6 +79,11 @@ func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array, dbg *debug
 			case ir.HostNode:
 				v, err = n.Host(args)
 			case ir.RegionNode:
+				if k := n.Region.Kind; k == ir.RegionWhile || k == ir.RegionCond {
+					// Control flow walks its bodies here, in Go.
+					results, err = evalControl(n, s, args, dbg)
+					break
+				}
 				// A region's bodies run in the shim (MLX's transforms need
 				// a C++ function): one cgo call builds its results lazily.
 				var p *mlxbind.Program

@@ -24,7 +24,9 @@ const maxFuseDepth = 10000
 var ErrTooDeepToFuse = errors.New("too deep to fuse")
 
 // programDepth returns the longest chain of instructions in p, inputs and
-// constants counting zero: the recursion depth compile would need.
+// constants counting zero: the recursion depth compile would need. A
+// region instruction counts its deepest body too (a body compiled on its
+// own, like a fused loop body, needs at most that).
 func programDepth(p *ir.Program) int {
 	depth := make([]int, len(p.Instrs))
 	deepest := 0
@@ -35,7 +37,13 @@ func programDepth(p *ir.Program) int {
 				d = max(d, depth[r.Index])
 			}
 		}
-		depth[i] = d + 1
+		body := 0
+		if in.Region != nil {
+			for _, b := range in.Region.Bodies {
+				body = max(body, programDepth(b.Program))
+			}
+		}
+		depth[i] = d + body + 1
 		deepest = max(deepest, depth[i])
 	}
 	return deepest
@@ -58,10 +66,23 @@ func hasEmpty(inputs []*mlxbind.Array, p *ir.Program) bool {
 			return true
 		}
 	}
+	return hasEmptyResult(p)
+}
+
+// hasEmptyResult reports whether an instruction result of p, or of a
+// region body in p, has no elements.
+func hasEmptyResult(p *ir.Program) bool {
 	for _, in := range p.Instrs {
 		for _, shape := range in.Shapes {
 			if slices.Contains(shape, 0) {
 				return true
+			}
+		}
+		if in.Region != nil {
+			for _, b := range in.Region.Bodies {
+				if hasEmptyResult(b.Program) {
+					return true
+				}
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/emily-go/emily"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -63,7 +64,13 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 	}
 	var p interp.Panic
 	if errors.As(err, &p) {
-		if _, ok := unwrapValue(p.Value).(interrupted); ok {
+		v := unwrapValue(p.Value)
+		if _, ok := v.(interrupted); ok {
+			s.frames.take()
+			return interruptError(context.Cause(ctx))
+		}
+		if e, ok := v.(error); ok && errors.Is(e, emily.ErrInterrupted) {
+			// A While loop stopped by the interrupt (emily.Interrupt).
 			s.frames.take()
 			return interruptError(context.Cause(ctx))
 		}

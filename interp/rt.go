@@ -50,8 +50,10 @@ func newRuntimeSyms(goPanic func(any)) *runtimeSyms {
 	return &runtimeSyms{stop: make(chan struct{}, 1), jits: map[string]any{}, goPanic: goPanic}
 }
 
-// interrupt asks running interpreted loops to stop.
+// interrupt asks running interpreted loops, and emily.While loops (which
+// may be inside one call into MLX), to stop.
 func (r *runtimeSyms) interrupt() {
+	emily.Interrupt()
 	select {
 	case r.stop <- struct{}{}:
 	default:

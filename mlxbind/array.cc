@@ -73,6 +73,10 @@ int emily_array_from_bytes(emily_array* out, const void* data, size_t nbytes,
   });
 }
 
+int emily_array_share(emily_array* out, emily_array a, char** err) {
+  return emily::guarded(err, [&] { *out = emily::wrap(a->a); });
+}
+
 void emily_array_free(emily_array a) {
   char* ignored = nullptr;
   emily::guarded(&ignored, [&] { delete a; });

@@ -65,6 +65,23 @@ func (a *Array) Free() {
 	}
 }
 
+// Share returns a second handle to a's array (the same buffer and graph
+// node) with a life of its own: freeing one leaves the other valid.
+func (a *Array) Share() (*Array, error) {
+	h, err := a.handle("mlxbind.Share")
+	if err != nil {
+		return nil, err
+	}
+	var out C.emily_array
+	var msg *C.char
+	status := C.emily_array_share(&out, h, &msg)
+	runtime.KeepAlive(a)
+	if err := takeError(status, msg, "share"); err != nil {
+		return nil, err
+	}
+	return newArray(out), nil
+}
+
 // release is the finalizer: it only queues the handle (see gcpressure.go),
 // so the finalizer goroutine never waits for the MLX lock and keeps up with
 // a busy evaluation loop.

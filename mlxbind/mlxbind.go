@@ -24,7 +24,6 @@ package mlxbind
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 )
@@ -39,7 +38,7 @@ func takeError(status C.int, msg *C.char, op string) error {
 		return fmt.Errorf("%s: failed without a message", op)
 	}
 	defer C.free(unsafe.Pointer(msg))
-	return errors.New(C.GoString(msg))
+	return interruptError(C.GoString(msg))
 }
 
 // Version returns the version of the linked MLX library.

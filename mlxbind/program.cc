@@ -51,6 +51,12 @@ struct Fused {
 
 std::atomic<std::uintptr_t> next_fun_id{1};
 
+// fused_traces counts how many times mlx::core::compile traced a fused
+// replay (once per program, stream, input signature and thread cache):
+// tests read it to prove a fused loop body is compiled once, not per
+// iteration.
+std::atomic<int64_t> fused_traces{0};
+
 }  // namespace
 }  // namespace emily
 
@@ -62,7 +68,12 @@ struct emily_program_s {
   std::vector<int64_t> attrs;
   std::vector<int64_t> outputs;
   std::vector<emily::Region> regions;  // decoded region instructions
-  std::map<int, emily::Fused> fused;  // by stream index
+  // Fused replays by stream; mutable: a body program (const, shared by its
+  // region) fills it on its first fused call.
+  mutable std::map<int, emily::Fused> fused;
+  // host_driven: a region instruction here, or in a body at any depth, is
+  // of a host-driven kind; the program is then never compiled whole.
+  bool host_driven = false;
   int64_t n_slots = 0;  // results of all instructions, in order
   // release[k] lists the value slots whose last use is instruction k: build drops them right after it, so that when MLX evaluates the
   // graph each intermediate is referenced by its consumer alone and MLX can
@@ -163,6 +174,31 @@ struct emily_program_s {
     outs.reserve(outputs.size());
     for (int64_t ref : outputs) outs.push_back(resolve(ref, inputs, slots));
     return outs;
+  }
+
+  // run_fused replays under mlx::core::compile, compiled once per key (a
+  // stream) and input signature, then reused.
+  std::vector<mx::array> run_fused(const std::vector<mx::array>& in, int key,
+                                   mx::Stream s) const {
+    auto it = fused.find(key);
+    if (it == fused.end()) {
+      emily::Fused f;
+      f.id = emily::next_fun_id.fetch_add(1);
+      f.fn = mx::detail::compile(
+          [this, s](const std::vector<mx::array>& xs) {
+            emily::fused_traces.fetch_add(1);
+            return build(xs, s);
+          },
+          f.id);
+      it = fused.emplace(key, std::move(f)).first;
+    }
+    // Remember this OS thread's cache so the free erases the entry here too.
+    auto cache = mx::detail::compile_cache();
+    auto& caches = it->second.caches;
+    bool known = false;
+    for (auto& c : caches) known = known || (!c.owner_before(cache) && !cache.owner_before(c));
+    if (!known) caches.push_back(cache);
+    return it->second.fn(in);
   }
 
   ~emily_program_s() {
@@ -328,6 +364,8 @@ std::unique_ptr<emily_program_s> decode_program(int n_inputs, int n_consts, cons
       }
       ins.n_attrs = 0;
       ins.region = static_cast<int>(p->regions.size());
+      p->host_driven = p->host_driven || rk->host_driven;
+      for (const Body& b : r.bodies) p->host_driven = p->host_driven || b.host_driven();
       p->regions.push_back(std::move(r));
       if (want != ins.n_out) {
         throw std::invalid_argument(where + ": " + rk->name + " gives " + std::to_string(want) +
@@ -395,6 +433,27 @@ std::vector<mx::array> Body::call(const std::vector<mx::array>& args,
   }
   return prog->build(inputs(args, operands), s);
 }
+
+std::vector<mx::array> Body::call_fused(const std::vector<mx::array>& args,
+                                        const std::vector<mx::array>& operands,
+                                        mx::Stream s) const {
+  if (static_cast<int>(args.size()) != n_args) {
+    throw std::logic_error("region body takes " + std::to_string(n_args) + " arguments, got " +
+                           std::to_string(args.size()));
+  }
+  return prog->run_fused(inputs(args, operands), s.index, s);
+}
+
+bool Body::host_driven() const { return prog->host_driven; }
+
+namespace {
+bool fusing_now = false;  // guarded by the MLX lock, like everything here
+}  // namespace
+
+bool fusing() { return fusing_now; }
+
+FusingScope::FusingScope(bool on) : prev_(fusing_now) { fusing_now = on; }
+FusingScope::~FusingScope() { fusing_now = prev_; }
 
 std::string blame_transform(const Body& b, const std::vector<mx::array>& inputs,
                             const std::vector<bool>& diff_in, bool forward, mx::Stream s) {
@@ -522,24 +581,13 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
     in.reserve(n_inputs);
     for (int i = 0; i < n_inputs; ++i) in.push_back(inputs[i]->a);
     std::vector<mx::array> result;
-    if (fuse) {
-      auto it = p->fused.find(stream);
-      if (it == p->fused.end()) {
-        emily::Fused f;
-        f.id = emily::next_fun_id.fetch_add(1);
-        f.fn = mx::detail::compile(
-            [p, s](const std::vector<mx::array>& xs) { return p->build(xs, s); },
-            f.id);
-        it = p->fused.emplace(stream, std::move(f)).first;
-      }
-      // Remember this OS thread's cache so the free erases the entry here too.
-      auto cache = mx::detail::compile_cache();
-      auto& caches = it->second.caches;
-      bool known = false;
-      for (auto& c : caches) known = known || (!c.owner_before(cache) && !cache.owner_before(c));
-      if (!known) caches.push_back(cache);
-      result = it->second.fn(in);
+    if (fuse && !p->host_driven) {
+      result = p->run_fused(in, stream, s);
     } else {
+      // A host-driven program (a while loop, a cond) replays plainly; under
+      // fuse its handlers compile their bodies. Entry points hold the MLX
+      // lock, so the flag cannot leak into another replay.
+      emily::FusingScope scope(fuse != 0);
       result = p->build(in, s);
     }
     mx::eval(result);
@@ -547,5 +595,7 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
     *active_memory = mx::get_active_memory();
   });
 }
+
+int64_t emily_fused_traces(void) { return emily::fused_traces.load(); }  // atomic: no lock
 
 }  // extern "C"

@@ -127,3 +127,8 @@ func (p *Program) Apply(s Stream, inputs []*Array) ([]*Array, error) {
 	}
 	return result, nil
 }
+
+// FusedTraces returns how many times mlx::core::compile has traced a fused
+// replay in this process: once per program, stream, input signature and OS
+// thread, never per call once compiled (tests count it).
+func FusedTraces() int64 { return int64(C.emily_fused_traces()) }

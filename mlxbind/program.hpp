@@ -27,6 +27,13 @@ struct Body {
   // builds the MLX graph; nothing is evaluated).
   std::vector<mx::array> call(const std::vector<mx::array>& args,
                               const std::vector<mx::array>& operands, mx::Stream s) const;
+  // call_fused is call through mlx::core::compile, compiled once per body
+  // and stream and reused on every later call (a fused loop body).
+  std::vector<mx::array> call_fused(const std::vector<mx::array>& args,
+                                    const std::vector<mx::array>& operands, mx::Stream s) const;
+  // host_driven reports whether the body holds a host-driven region (at
+  // any depth): such a body cannot be compiled.
+  bool host_driven() const;
   // inputs is call's input list without running it.
   std::vector<mx::array> inputs(const std::vector<mx::array>& args,
                                 const std::vector<mx::array>& operands) const;
@@ -45,11 +52,32 @@ struct Region {
 // (throwing std::invalid_argument) and returns its result count; run
 // builds its results lazily. Each region family registers its kinds with
 // a static RegionRegistrar in its own file.
+//
+// host_driven marks a kind whose run evaluates (a loop reads its
+// condition, a cond its predicate): MLX forbids eval under
+// mlx::core::compile, so a program holding one (at any depth) is never
+// compiled whole; under fuse it replays plainly with fusing() set, and the
+// handler compiles the bodies it can (Body::call_fused).
 struct RegionKind {
   const char* name;
   int (*check)(const Region& r, int n_operands);
   std::vector<mx::array> (*run)(const Region& r, const std::vector<mx::array>& operands,
                                 mx::Stream s);
+  bool host_driven = false;
+};
+
+// fusing reports whether the replay running now was asked to fuse but
+// holds a host-driven region, so its handlers should fuse their bodies.
+bool fusing();
+
+// FusingScope sets fusing() for one replay and restores it after.
+class FusingScope {
+ public:
+  explicit FusingScope(bool on);
+  ~FusingScope();
+
+ private:
+  bool prev_;
 };
 
 // region_kind returns the registered kind, or nullptr.

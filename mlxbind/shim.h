@@ -58,6 +58,9 @@ int emily_array_from_bytes(emily_array* out, const void* data, size_t nbytes,
                            const int64_t* shape, int ndim, int dtype,
                            char** err);
 void emily_array_free(emily_array a);
+/* A second handle to a's array (the same buffer and graph node), freed
+ * on its own. */
+int emily_array_share(emily_array* out, emily_array a, char** err);
 /* Reads a's dtype code and rank, and its dims into dims when the rank is at
  * most cap (call again with a larger buffer otherwise). One call, no lock:
  * shape and dtype are fixed when an array is made. */
@@ -106,6 +109,11 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
  * tracing applies it to placeholders to infer result types. */
 int emily_program_apply(emily_program p, const emily_array* inputs, int n_inputs,
                         emily_array* outs, int stream, char** err);
+/* Stops every while loop running now at its next iteration, with an error
+ * that starts "interrupted" (control.cc). Takes no lock. */
+void emily_interrupt(void);
+/* How many times mlx::core::compile has traced a fused replay so far. */
+int64_t emily_fused_traces(void);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
 //	emily-repl kernel -f CONN       run as a Jupyter kernel
 //	emily-repl install [--user|--prefix P]
 //	                                install the "emily" Jupyter kernelspec
+//	emily-repl serve-embeddings --addr HOST:PORT
+//	                                serve MiniLM sentence embeddings over HTTP
 package main
 
 import (
@@ -47,6 +49,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return supervisor.WorkerMain()
 		case "install":
 			return runInstall(args[1:], stdout, stderr)
+		case "serve-embeddings":
+			return runServeEmbeddings(args[1:], stdout, stderr)
 		case "version", "--version", "-version":
 			fmt.Fprintf(stdout, "emily-repl %s (MLX %s, default device %s)\n", version, emily.MLXVersion(), emily.DefaultDevice())
 			return 0
@@ -109,6 +113,9 @@ Usage:
   emily-repl kernel -f CONN   run as a Jupyter kernel (Jupyter starts this)
   emily-repl install [--user | --prefix DIR]
                               install the "emily" Jupyter kernelspec
+  emily-repl serve-embeddings [--addr HOST:PORT] [--max-batch N] [--max-wait D] ...
+                              serve all-MiniLM-L6-v2 sentence embeddings over HTTP
+                              (POST /embed {"texts": [...]}, GET / health; -h lists flags)
   emily-repl version          print versions
 
 Environment:

@@ -4,17 +4,23 @@ package symbols
 
 import (
 	"github.com/emily-go/emily/models/bert"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/emily-go/emily/models/bert/bert"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"DefaultDir": reflect.ValueOf(bert.DefaultDir),
-		"Load":       reflect.ValueOf(bert.Load),
+		"DefaultDir":      reflect.ValueOf(bert.DefaultDir),
+		"ErrClosed":       reflect.ValueOf(&bert.ErrClosed).Elem(),
+		"Load":            reflect.ValueOf(bert.Load),
+		"MaxRequestBytes": reflect.ValueOf(constant.MakeFromLiteral("1048576", token.INT, 0)),
 
 		// type definitions
-		"Config": reflect.ValueOf((*bert.Config)(nil)),
-		"Model":  reflect.ValueOf((*bert.Model)(nil)),
+		"Config":        reflect.ValueOf((*bert.Config)(nil)),
+		"Model":         reflect.ValueOf((*bert.Model)(nil)),
+		"Server":        reflect.ValueOf((*bert.Server)(nil)),
+		"ServerOptions": reflect.ValueOf((*bert.ServerOptions)(nil)),
 	}
 }

@@ -284,19 +284,7 @@ func (m *Model) Batch(texts []string, minLen int) (ids, mask *emily.Tensor) {
 		enc[i] = m.Tokenizer.Encode(s)
 		l = max(l, len(enc[i]))
 	}
-	idv := make([]int32, len(texts)*l)
-	mv := make([]int32, len(texts)*l)
-	for i, e := range enc {
-		row := idv[i*l : (i+1)*l]
-		for j := range row {
-			row[j] = m.Tokenizer.PadID()
-		}
-		copy(row, e)
-		for j := range e {
-			mv[i*l+j] = 1
-		}
-	}
-	return emily.FromSlice(idv, len(texts), l), emily.FromSlice(mv, len(texts), l)
+	return m.pad(enc, len(texts), l)
 }
 
 // Embed returns the embeddings of texts, one row each (B, Hidden), from
