@@ -8,7 +8,7 @@ If invoked with no arguments, it processes the standard input in
 a Read-Eval-Print-Loop. A prompt is displayed if standard input is
 a terminal.
 
-File Mode
+# File Mode
 
 In file mode, as in a standard Go compiler, source files are read entirely
 before being parsed, then evaluated. It allows to handle forward
@@ -21,7 +21,7 @@ starts with "#!" characters (the shebang pattern to allow executable
 scripts), for example "#!/usr/bin/env yaegi". In that case, the initial
 file is interpreted in REPL mode.
 
-REPL mode
+# REPL mode
 
 In REPL mode, the interpreter parses the code incrementally. As soon
 as a statement is complete, it evaluates it. This makes the interpreter
@@ -59,37 +59,39 @@ Example of a one liner:
 	$ yaegi -e 'println(reflect.TypeOf(fmt.Print))'
 
 Options:
-	-e string
-	   evaluate the string and return.
-    -i
-	   start an interactive REPL after file execution.
-	-syscall
-	   include syscall symbols.
-	-tags tag,list
-	   a comma-separated list of build tags to consider satisfied during
-	   the interpretation.
-	-unsafe
-	  include unsafe symbols.
+
+		-e string
+		   evaluate the string and return.
+	    -i
+		   start an interactive REPL after file execution.
+		-syscall
+		   include syscall symbols.
+		-tags tag,list
+		   a comma-separated list of build tags to consider satisfied during
+		   the interpretation.
+		-unsafe
+		  include unsafe symbols.
 
 Environment variables:
-  YAEGI_SYSCALL=1
-    Include syscall symbols (same as -syscall flag).
-  YAEGI_UNRESTRICTED=1
-    Include unrestricted symbols (same as -unrestricted flag).
-  YAEGI_UNSAFE=1
-    Include unsafe symbols (same as -unsafe flag).
-  YAEGI_PROMPT=1
-    Force enable the printing of the REPL prompt and the result of last instruction,
-    even if stdin is not a terminal.
-  YAEGI_AST_DOT=1
-    Generate and display graphviz dot of AST with dotty(1)
-  YAEGI_CFG_DOT=1
-    Generate and display graphviz dot of CFG with dotty(1)
-  YAEGI_DOT_CMD='dot -Tsvg -ofoo.svg'
-    Defines how to process the dot code generated whenever YAEGI_AST_DOT and/or
-    YAEGI_CFG_DOT is enabled. If any of YAEGI_AST_DOT or YAEGI_CFG_DOT is set,
-    but YAEGI_DOT_CMD is not defined, the default is to write to a .dot file
-    next to the Go source file.
+
+	YAEGI_SYSCALL=1
+	  Include syscall symbols (same as -syscall flag).
+	YAEGI_UNRESTRICTED=1
+	  Include unrestricted symbols (same as -unrestricted flag).
+	YAEGI_UNSAFE=1
+	  Include unsafe symbols (same as -unsafe flag).
+	YAEGI_PROMPT=1
+	  Force enable the printing of the REPL prompt and the result of last instruction,
+	  even if stdin is not a terminal.
+	YAEGI_AST_DOT=1
+	  Generate and display graphviz dot of AST with dotty(1)
+	YAEGI_CFG_DOT=1
+	  Generate and display graphviz dot of CFG with dotty(1)
+	YAEGI_DOT_CMD='dot -Tsvg -ofoo.svg'
+	  Defines how to process the dot code generated whenever YAEGI_AST_DOT and/or
+	  YAEGI_CFG_DOT is enabled. If any of YAEGI_AST_DOT or YAEGI_CFG_DOT is set,
+	  but YAEGI_DOT_CMD is not defined, the default is to write to a .dot file
+	  next to the Go source file.
 */
 package main
 
