@@ -12,6 +12,9 @@ import (
 // a fatal Go out-of-memory, Ones(1<<32) grew to 22 GB under a 4 GB limit
 // until the OS killed it, and Zeros(-1) was a raw makeslice panic.
 
+// memoryHint says what to do about an allocation over the memory limit.
+const memoryHint = "make it smaller, Free tensors you no longer need, or raise the limit with EMILY_MEMORY_LIMIT / emily.SetMemoryLimit"
+
 const shapeHint = "each dimension must be between 0 and 2^31-1 (MLX dimensions are 32-bit)"
 
 // checkAlloc panics with an *Error when a tensor of dims with elemSize-byte
@@ -23,7 +26,7 @@ func checkAlloc(op string, dims []int, elemSize int) int {
 	}
 	if err := checkMemory(size); err != nil {
 		panic(&Error{Op: op, Err: fmt.Errorf("shape %v: %w", dims, err),
-			Hint: "make it smaller, Free tensors you no longer need, or raise the limit with EMILY_MEMORY_LIMIT / emily.SetMemoryLimit"})
+			Hint: memoryHint})
 	}
 	return int(n)
 }
@@ -74,7 +77,7 @@ func checkResultMemory(op string, outs []*mlxbind.Array, xs []*Tensor) {
 			o.Free()
 		}
 		e := newError(op, nil, fmt.Errorf("the result: %w", err), xs)
-		e.Hint = "make it smaller, Free tensors you no longer need, or raise the limit with EMILY_MEMORY_LIMIT / emily.SetMemoryLimit"
+		e.Hint = memoryHint
 		panic(e)
 	}
 }
