@@ -125,11 +125,11 @@ def lab(tmp_path):
 
 
 @pytest.fixture
-def browser(tmp_path):
+def browser(tmp_path, monkeypatch):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager download a driver
+    monkeypatch.setenv("SE_OFFLINE", "true")  # never let Selenium Manager download a driver
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in (
