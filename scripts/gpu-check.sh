@@ -21,6 +21,8 @@ pack="$(cd "$(dirname "$0")/../.." && pwd)"   # holds src/ and wheels/
 # than installed: nothing can be downloaded there.
 export MLX_NVIDIA_DIR="${MLX_NVIDIA_DIR:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia}"
 export EMILY_MEMORY_LIMIT="${EMILY_MEMORY_LIMIT:-16G}"
+# The MiniLM weights, when gpu-pack.sh was given GPU_PACK_MINILM=1.
+[[ -d "$pack/minilm" ]] && export EMILY_MINILM="$pack/minilm"
 
 cd "$pack/src"
 for f in bin/*.gz; do gunzip -f "$f"; done

@@ -51,6 +51,11 @@ pipargs=(--quiet --no-deps --only-binary=:all: --platform manylinux_2_35_x86_64
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --implementation cp)
 python3 -m pip download "${pipargs[@]}" --python-version 3.12 --dest "$stage/pack/wheels" \
   "mlx==$version" "scipy-openblas32==${OPENBLAS_VERSION:-0.3.34.481.3}" "mlx-cuda-13==$version"
+# GPU_PACK_MINILM=1 adds all-MiniLM-L6-v2 (`make minilm`, 88 MB) for the
+# models/bert tests and the MiniLM bench there.
+if [[ "${GPU_PACK_MINILM:-0}" == 1 ]]; then
+  cp -rL .deps/minilm "$stage/pack/minilm"
+fi
 tar -C "$stage" -c pack | split -b 56M -d -a 1 - "$stage/part."
 i=1
 for part in "$stage"/part.*; do
