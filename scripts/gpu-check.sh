@@ -23,6 +23,10 @@ export MLX_NVIDIA_DIR="${MLX_NVIDIA_DIR:-/opt/torch/.venv/lib/python3.12/site-pa
 export EMILY_MEMORY_LIMIT="${EMILY_MEMORY_LIMIT:-16G}"
 # The MiniLM weights, when gpu-pack.sh was given GPU_PACK_MINILM=1.
 [[ -d "$pack/minilm" ]] && export EMILY_MINILM="$pack/minilm"
+# No Go toolchain there: the tests take the prebuilt REPL and the carried
+# yaegi corpus instead of building and downloading them.
+export EMILY_REPL_BINARY="$pack/src/bin/emily-repl"
+[[ -d "$pack/yaegi" ]] && export EMILY_YAEGI_DIR="$pack/yaegi"
 
 cd "$pack/src"
 for f in bin/*.gz; do gunzip -f "$f"; done
