@@ -73,11 +73,14 @@ if want tests; then
 # Each test binary runs in its package's folder, as `go test` runs it.
 while read -r name dir; do
   echo "== $name ($dir)" | tee -a "$out/tests.log"
-  # The whole -v log goes to $OUT as it is written (a call cut by the
-  # device's time limit still brings it back); the tail to tests.log.
+  # The whole -v logs go to $OUT as one archive, refreshed after each
+  # binary (a call cut by the device's time limit still brings them back,
+  # and the device returns only a few files); the tail to tests.log.
+  mkdir -p /tmp/test-logs
   (cd "$dir" && timeout -k 10 "${TEST_TIMEOUT:-300}" "$pack/src/bin/$name.test" -test.v 2>&1) \
-    | tee "$out/$name.log" | tail -n 25 | tee -a "$out/tests.log"
+    | tee "/tmp/test-logs/$name.log" | tail -n 25 | tee -a "$out/tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
+  tar -C /tmp -cJf "$out/test-logs.tar.xz" test-logs
 done <bin/tests.txt
 printf 'x := emily.Arange(6).Reshape(2, 3).Astype(emily.Float32)\nfunc f(a *emily.Tensor) *emily.Tensor {\n\treturn emily.Exp(emily.Mul(a, emily.Scalar(0.5)))\n}\n%%jit f\nf(x)\nx.Device()\n%%jit fuse=true f\nf(x)\n%%ir f\n' \
   | ./bin/emily-repl 2>&1 | tee "$out/repl.log"
