@@ -1,21 +1,17 @@
 package emily
 
-import (
-	"testing"
-
-	"github.com/emily-go/emily/mlxbind"
-)
+import "testing"
 
 // TestDoPicksTheStream: inside Stream.Do, new tensors, eager ops on
 // tensors from elsewhere and jitted calls run on the chosen stream;
 // outside it they are back on the default stream, and the results of a
 // pool stream (max_concurrency) are handed to the default stream.
 func TestDoPicksTheStream(t *testing.T) {
-	s, err := NewStream("cpu")
+	s, err := NewStream(DefaultDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, _ := mlxbind.DefaultStream(mlxbind.CPU)
+	def := defaultStream() // the default device's (the GPU where there is one)
 	x := Ones(3)
 	f := Jit(func(a *Tensor) *Tensor { return Exp(a) }).(func(*Tensor) *Tensor)
 	var made, op, jitted *Tensor
