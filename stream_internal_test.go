@@ -1,6 +1,10 @@
 package emily
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/emily-go/emily/mlxbind"
+)
 
 // TestDoPicksTheStream: inside Stream.Do, new tensors, eager ops on
 // tensors from elsewhere and jitted calls run on the chosen stream;
@@ -11,7 +15,8 @@ func TestDoPicksTheStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def := defaultStream() // the default device's (the GPU where there is one)
+	dev, _ := mlxbind.ParseDevice(DefaultDevice())
+	def, _ := mlxbind.DefaultStream(dev)
 	x := Ones(3)
 	f := Jit(func(a *Tensor) *Tensor { return Exp(a) }).(func(*Tensor) *Tensor)
 	var made, op, jitted *Tensor

@@ -11,7 +11,8 @@
 #           mkdir -p /tmp/emily && cp .gpu/pN/part.* /tmp/emily/
 #         and the last one going on with
 #           cd /tmp/emily && cat part.* | tar -x && bash pack/src/scripts/gpu-check.sh
-# Logs and the bench's JSON go to $OUT (or ./gpu-out).
+# Logs and the bench's JSON go to $OUT (or ./gpu-out). GPU_CHECK=opcheck
+# runs only the op check, GPU_CHECK=tests only the test binaries and the REPL.
 set -uo pipefail
 out="${OUT:-$PWD/gpu-out}"
 mkdir -p "$out"
@@ -20,6 +21,8 @@ pack="$(cd "$(dirname "$0")/../.." && pwd)"   # holds src/ and wheels/
 # than installed: nothing can be downloaded there.
 export MLX_NVIDIA_DIR="${MLX_NVIDIA_DIR:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia}"
 export EMILY_MEMORY_LIMIT="${EMILY_MEMORY_LIMIT:-16G}"
+# The MiniLM weights, when gpu-pack.sh was given GPU_PACK_MINILM=1.
+[[ -d "$pack/minilm" ]] && export EMILY_MINILM="$pack/minilm"
 
 cd "$pack/src"
 for f in bin/*.gz; do gunzip -f "$f"; done
@@ -46,6 +49,7 @@ readelf -d bin/emily-repl | grep -E 'RUNPATH|RPATH' | tee -a "$out/gpu.txt"
 # fuse lane unless OPCHECK_FUSE=1.
 nofuse=-nofuse
 [[ -n "${OPCHECK_FUSE:-}" ]] && nofuse=-nofuse=false
+if [[ "${GPU_CHECK:-all}" != tests ]]; then
 timeout -k 30 "${OPCHECK_TIMEOUT:-300}" ./bin/opcheck -out /tmp/opcheck-gpu -v "$nofuse" \
   -skip "${OPCHECK_SKIP-Take|TakeAlongAxis|PutAlongAxis|Scatter|ScatterAdd|Diagonal|Trace|TraceWith|DiagonalWith|Einsum}" \
   >/tmp/opcheck.txt 2>&1
@@ -54,17 +58,22 @@ grep -E '^(FAIL|opcheck)' /tmp/opcheck.txt | tail -n 40
 cp /tmp/opcheck.txt "$out/opcheck.txt"
 cp /tmp/opcheck.txt /tmp/opcheck-gpu/summary.txt 2>/dev/null
 tar -C /tmp -cJf "$out/opcheck-gpu.tar.xz" opcheck-gpu
+fi
 [[ "${GPU_CHECK:-all}" == opcheck ]] && exit 0
 
 fail=0
 # Each test binary runs in its package's folder, as `go test` runs it.
 while read -r name dir; do
   echo "== $name ($dir)" | tee -a "$out/tests.log"
-  (cd "$dir" && timeout 300 "$pack/src/bin/$name.test" 2>&1) | tail -n 25 | tee -a "$out/tests.log"
+  # The whole -v log goes to $OUT as it is written (a call cut by the
+  # device's time limit still brings it back); the tail to tests.log.
+  (cd "$dir" && timeout -k 10 "${TEST_TIMEOUT:-300}" "$pack/src/bin/$name.test" -test.v 2>&1) \
+    | tee "$out/$name.log" | tail -n 25 | tee -a "$out/tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
 done <bin/tests.txt
 printf 'x := emily.Arange(6).Reshape(2, 3).Astype(emily.Float32)\nfunc f(a *emily.Tensor) *emily.Tensor {\n\treturn emily.Exp(emily.Mul(a, emily.Scalar(0.5)))\n}\n%%jit f\nf(x)\nx.Device()\n%%jit fuse=true f\nf(x)\n%%ir f\n' \
   | ./bin/emily-repl 2>&1 | tee "$out/repl.log"
+[[ "${GPU_CHECK:-all}" == tests ]] && { echo "tests: $([[ $fail == 0 ]] && echo all passed || echo FAILURES)"; exit 0; }
 ./bin/chain gpu 1048576 50 2>&1 | tee "$out/control.log"
 ./bin/chain gpu 1024 200 2>&1 | tee -a "$out/control.log"
 ./bin/bench -python python3 -json "$out/bench.json" 2>&1 | tee "$out/bench-gpu.log"
