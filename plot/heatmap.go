@@ -9,6 +9,7 @@ import (
 
 	"github.com/emily-go/emily"
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -16,10 +17,23 @@ import (
 )
 
 // heat is what a heat map's Figure knows beyond its gonum plot: the grid's
-// size, for RowLabels and ColLabels, and the colour bar drawn beside it.
+// size, for RowLabels and ColLabels, and the colour scale, for ColorRange
+// and the colour bar drawn beside the cells.
 type heat struct {
 	rows, cols int
-	bar        *gplot.Plot
+	cells      *plotter.HeatMap
+	scale      palette.ColorMap
+}
+
+// bar returns the colour bar as a plot of its own, made when drawn: a
+// plot takes its axis range from what is added, and ColorRange may have
+// changed the scale since Heatmap.
+func (h *heat) bar() *gplot.Plot {
+	bar := gplot.New()
+	bar.Add(&plotter.ColorBar{ColorMap: h.scale, Vertical: true})
+	bar.HideX()
+	bar.X.Padding, bar.Y.Padding = 0, 0
+	return bar
 }
 
 // grid is a 2-D tensor's values as gonum's GridXYZ: column c at x = c and
@@ -101,15 +115,10 @@ func Heatmap(t *emily.Tensor) *Figure {
 	f := newFigure()
 	f.p.Add(cells{h})
 	f.p.X.Padding, f.p.Y.Padding = 0, 0
-	f.heat = &heat{rows: g.rows, cols: g.cols}
+	f.heat = &heat{rows: g.rows, cols: g.cols, cells: h, scale: cm}
 	f.p.X.Tick.Marker = indexTicks(g.cols, func(i int) float64 { return float64(i) })
 	f.p.Y.Tick.Marker = indexTicks(g.rows, g.row)
 
-	bar := gplot.New()
-	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
-	bar.HideX()
-	bar.X.Padding, bar.Y.Padding = 0, 0
-	f.heat.bar = bar
 	return f
 }
 
@@ -221,6 +230,24 @@ func (f *Figure) ColLabels(labels ...string) *Figure {
 	return f
 }
 
+// ColorRange fixes a heat map's colour scale to [min, max] instead of the
+// data's range (values beyond take the ends), e.g. ColorRange(-1, 1) for
+// correlations, or a narrower range to bring out differences that one
+// large value (a similarity matrix's diagonal of 1s) would flatten. It
+// returns f.
+func (f *Figure) ColorRange(min, max float64) *Figure {
+	if f.heat == nil {
+		panic(fmt.Errorf("plot.ColorRange: only a heat map has a colour scale; make the figure with plot.Heatmap"))
+	}
+	if !(min < max) || math.IsInf(min, 0) || math.IsInf(max, 0) {
+		panic(fmt.Errorf("plot.ColorRange(%v, %v): give finite min < max, e.g. ColorRange(0, 1)", min, max))
+	}
+	f.heat.cells.Min, f.heat.cells.Max = min, max
+	f.heat.scale.SetMin(min)
+	f.heat.scale.SetMax(max)
+	return f
+}
+
 // barWidth is the strip on the right that holds the colour bar and its
 // value labels, barGap the space on either side of it.
 const (
@@ -234,7 +261,7 @@ func (f *Figure) draw(c draw.Canvas) {
 	main, strip, ok := f.layout(c)
 	f.p.Draw(main)
 	if ok {
-		f.heat.bar.Draw(strip)
+		f.heat.bar().Draw(strip)
 	}
 }
 

@@ -111,6 +111,23 @@ func TestHeatmapDrawsRowZeroOnTopInViridis(t *testing.T) {
 	if got := pixel(t, f, img, 2, 3, 0, 1); near(got, low) || near(got, high) {
 		t.Errorf("cell (0, 1), the middle value, is %v, an end of the scale", got)
 	}
+
+	// With the scale fixed to [0, 1], 1 is its top and 2 beyond it.
+	f = Heatmap(emily.FromSlice([]float32{0, 1, 2, nan, 2, 0}, 2, 3)).ColorRange(0, 1)
+	if data, err = f.PNG(); err != nil {
+		t.Fatal(err)
+	}
+	if img, err = png.Decode(bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]int{{0, 1}, {0, 2}, {1, 1}} {
+		if got := pixel(t, f, img, 2, 3, c[0], c[1]); !near(got, high) {
+			t.Errorf("ColorRange(0, 1): cell %v is %v, want the top colour %v", c, got, high)
+		}
+	}
+	if bar := f.heat.bar(); bar.Y.Min != 0 || bar.Y.Max != 1 {
+		t.Errorf("ColorRange(0, 1): the colour bar spans [%v, %v]", bar.Y.Min, bar.Y.Max)
+	}
 }
 
 func TestHeatmapErrorsNameShapeAndFix(t *testing.T) {
@@ -125,6 +142,7 @@ func TestHeatmapErrorsNameShapeAndFix(t *testing.T) {
 		{"rows", func() { Heatmap(emily.Arange(6).Reshape(2, 3)).RowLabels("a") }, []string{"plot.RowLabels", "1 labels for 2 rows"}},
 		{"cols", func() { Heatmap(emily.Arange(6).Reshape(2, 3)).ColLabels("a", "b") }, []string{"plot.ColLabels", "2 labels for 3 columns"}},
 		{"line", func() { Line(emily.Arange(3)).RowLabels("a", "b", "c") }, []string{"plot.RowLabels", "only a heat map", "plot.Heatmap"}},
+		{"range", func() { Heatmap(emily.Arange(6).Reshape(2, 3)).ColorRange(1, 1) }, []string{"plot.ColorRange(1, 1)", "min < max"}},
 	} {
 		func() {
 			defer func() {
