@@ -74,6 +74,7 @@ func VJP(f any, primals, cotangents []*Tensor) (outputs, vjps []*Tensor) {
 		nOut:     func(b []*ir.Body) int { return len(b[0].Graph.Outputs) + len(primals) },
 		hint:     gradHint,
 		fn:       funcName(fv),
+		check:    checkGradients,
 	})
 	n := len(res) - len(primals)
 	return res[:n], res[n:]
@@ -101,6 +102,7 @@ func JVP(f any, primals, tangents []*Tensor) (outputs, jvps []*Tensor) {
 		nOut:     func(b []*ir.Body) int { return 2 * len(b[0].Graph.Outputs) },
 		hint:     gradHint,
 		fn:       funcName(fv),
+		check:    checkGradients,
 	})
 	return res[:len(res)/2], res[len(res)/2:]
 }
@@ -173,6 +175,7 @@ func newGradFunc(op string, f any, argnums []int, withValue bool) any {
 			nOut:     func(b []*ir.Body) int { return len(b[0].Graph.Outputs) + len(argnums) },
 			hint:     gradHint,
 			fn:       funcName(fv),
+			check:    checkGradients,
 		})
 		if !withValue {
 			res = res[len(res)-len(argnums):]
