@@ -44,7 +44,7 @@ type regionOp struct {
 
 // wrap prefixes err with the user's function's name, if known.
 func (rop *regionOp) wrap(err error) error {
-	if rop.fn == "" {
+	if rop.fn == "" || rop.fn == anonymous {
 		return err
 	}
 	return fmt.Errorf("%s: %w", rop.fn, err)
