@@ -335,10 +335,16 @@ func TestWhileMemoryFollowsStateNotTrips(t *testing.T) {
 		}
 		measure(10) // warm up: trace, compile
 		p10, _ := measure(10)
+		p1k, _ := measure(1000)
 		p10k, leak := measure(10000)
-		t.Logf("%s: peak growth over 10 iterations %d bytes, over 10,000 %d bytes", name, p10, p10k)
-		if p10k > p10+2*state {
-			t.Errorf("%s: peak memory grew by %d bytes over 10,000 iterations, %d over 10: memory follows the trip count", name, p10k, p10)
+		t.Logf("%s: peak growth over 10 iterations %d bytes, over 1,000 %d, over 10,000 %d", name, p10, p1k, p10k)
+		// On the GPU a few states are still in flight when the next
+		// iteration allocates (MLX's CUDA backend keeps a kernel's buffers
+		// until it completes), so the bound is the larger of the short
+		// runs' peaks: memory that followed the trip count would grow by
+		// 9,000 states between 1,000 and 10,000 iterations.
+		if p10k > max(p10, p1k)+2*state {
+			t.Errorf("%s: peak memory grew by %d bytes over 10,000 iterations, %d over 1,000, %d over 10: memory follows the trip count", name, p10k, p1k, p10)
 		}
 		if leak > state {
 			t.Errorf("%s: %d bytes still active after the result was freed", name, leak)

@@ -161,7 +161,7 @@ func TestPreviewsOfEveryDType(t *testing.T) {
 			"Tensor bfloat16[4]\n[  0.1 0.334 3e+38  -Inf]"},
 		{"int8", emily.FromSlice([]int8{-128, 5}), "Tensor int8[2]\n[-128    5]"},
 		{"bool scalar", emily.FromSlice([]bool{true}).Reshape(), "Tensor bool[]\ntrue"},
-		{"float64", emily.FromSlice([]float32{1, 0.5}).Astype(emily.Float64), "Tensor float64[2]\n[ 1. 0.5]"},
+		{"float64", f64OnCPU(1, 0.5), "Tensor float64[2]\n[ 1. 0.5]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

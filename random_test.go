@@ -115,7 +115,7 @@ func TestRandomJitLanes(t *testing.T) {
 			}
 			ref := draws(k)
 			for i, idx := range []int{2, 4, 6, 8, 9, 11, 13} {
-				if fingerprint(got[i:i+1]) != fingerprint(ref[idx:idx+1]) {
+				if !sameDraw(name, got[i], ref[idx]) {
 					t.Errorf("%s lane: draw %d differs from eager", name, idx)
 				}
 			}
@@ -130,11 +130,38 @@ func TestRandomJitLanes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if want := emily.Uniform(emily.Key(99), 0, 1, 8); fingerprint(got) != fingerprint([]*emily.Tensor{want}) {
+		if want := emily.Uniform(emily.Key(99), 0, 1, 8); !sameDraw(name, got[0], want) {
 			t.Errorf("%s lane: Key made inside the traced function draws other numbers than eagerly", name)
 		}
 	}
 	_ = eager
+}
+
+var floating = map[emily.DType]bool{emily.Float16: true, emily.BFloat16: true, emily.Float32: true}
+
+// sameDraw: a lane's draw equals the eager one bit for bit, except that
+// the fuse lane on the GPU may differ in the last bits of floating draws:
+// MLX compiles fused CUDA kernels with NVRTC, which contracts a*b+c into
+// one FMA (the eager ops round after the multiply), so Uniform's scale and
+// shift may round differently. The random bits themselves, and every
+// integer draw, stay identical.
+func sameDraw(lane string, got, want *emily.Tensor) bool {
+	if fingerprint([]*emily.Tensor{got}) == fingerprint([]*emily.Tensor{want}) {
+		return true
+	}
+	if lane != "fuse" || emily.DefaultDevice() != "gpu" || !floating[got.DType()] {
+		return false
+	}
+	g, w := got.Astype(emily.Float32).ToFloat32s(), want.Astype(emily.Float32).ToFloat32s()
+	if len(g) != len(w) {
+		return false
+	}
+	for i := range g {
+		if d := math.Abs(float64(g[i] - w[i])); d > 1e-6*math.Max(1, math.Abs(float64(w[i]))) {
+			return false
+		}
+	}
+	return true
 }
 
 func moments(v []float64) (mean, variance float64) {

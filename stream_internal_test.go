@@ -11,11 +11,12 @@ import (
 // outside it they are back on the default stream, and the results of a
 // pool stream (max_concurrency) are handed to the default stream.
 func TestDoPicksTheStream(t *testing.T) {
-	s, err := NewStream("cpu")
+	s, err := NewStream(DefaultDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, _ := mlxbind.DefaultStream(mlxbind.CPU)
+	dev, _ := mlxbind.ParseDevice(DefaultDevice())
+	def, _ := mlxbind.DefaultStream(dev)
 	x := Ones(3)
 	f := Jit(func(a *Tensor) *Tensor { return Exp(a) }).(func(*Tensor) *Tensor)
 	var made, op, jitted *Tensor

@@ -32,7 +32,8 @@ func TestServingOnStreams(t *testing.T) {
 	}
 	streams := make([]*emily.Stream, 4)
 	for i := range streams {
-		s, err := emily.NewStream("cpu")
+		s, err := emily.NewStream(emily.DefaultDevice()) // where serial ran: the same kernels
+
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestServingOnStreams(t *testing.T) {
 				var got []float32
 				s.Do(func() {
 					y := serial(input(g, i))
-					if y.Device() != "cpu" {
+					if y.Device() != s.Device() {
 						t.Errorf("result on %s", y.Device())
 					}
 					got = emily.Add(y, 0).ToFloat32s() // an eager op on s too

@@ -11,7 +11,10 @@
 #           mkdir -p /tmp/emily && cp .gpu/pN/part.* /tmp/emily/
 #         and the last one going on with
 #           cd /tmp/emily && cat part.* | tar -x && bash pack/src/scripts/gpu-check.sh
-# Logs and the bench's JSON go to $OUT (or ./gpu-out).
+# Logs and the bench's JSON go to $OUT (or ./gpu-out). GPU_CHECK picks the
+# steps, comma-separated: opcheck, tests (the test binaries and the REPL),
+# bench (the C++ control and the bench); "all" (the default) is all three.
+# Each step fits one device call when they are run one per call.
 set -uo pipefail
 out="${OUT:-$PWD/gpu-out}"
 mkdir -p "$out"
@@ -20,6 +23,14 @@ pack="$(cd "$(dirname "$0")/../.." && pwd)"   # holds src/ and wheels/
 # than installed: nothing can be downloaded there.
 export MLX_NVIDIA_DIR="${MLX_NVIDIA_DIR:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia}"
 export EMILY_MEMORY_LIMIT="${EMILY_MEMORY_LIMIT:-16G}"
+# The MiniLM weights, when gpu-pack.sh was given GPU_PACK_MINILM=1.
+[[ -d "$pack/minilm" ]] && export EMILY_MINILM="$pack/minilm"
+# No Go toolchain there: the tests take the prebuilt REPL and the carried
+# yaegi corpus instead of building and downloading them.
+export EMILY_REPL_BINARY="$pack/src/bin/emily-repl"
+[[ -d "$pack/yaegi" ]] && export EMILY_YAEGI_DIR="$pack/yaegi"
+
+want() { [[ ",${GPU_CHECK:-all}," == *",all,"* || ",${GPU_CHECK:-all}," == *",$1,"* ]]; }
 
 cd "$pack/src"
 for f in bin/*.gz; do gunzip -f "$f"; done
@@ -46,6 +57,7 @@ readelf -d bin/emily-repl | grep -E 'RUNPATH|RPATH' | tee -a "$out/gpu.txt"
 # fuse lane unless OPCHECK_FUSE=1.
 nofuse=-nofuse
 [[ -n "${OPCHECK_FUSE:-}" ]] && nofuse=-nofuse=false
+if want opcheck; then
 timeout -k 30 "${OPCHECK_TIMEOUT:-300}" ./bin/opcheck -out /tmp/opcheck-gpu -v "$nofuse" \
   -skip "${OPCHECK_SKIP-Take|TakeAlongAxis|PutAlongAxis|Scatter|ScatterAdd|Diagonal|Trace|TraceWith|DiagonalWith|Einsum}" \
   >/tmp/opcheck.txt 2>&1
@@ -54,20 +66,30 @@ grep -E '^(FAIL|opcheck)' /tmp/opcheck.txt | tail -n 40
 cp /tmp/opcheck.txt "$out/opcheck.txt"
 cp /tmp/opcheck.txt /tmp/opcheck-gpu/summary.txt 2>/dev/null
 tar -C /tmp -cJf "$out/opcheck-gpu.tar.xz" opcheck-gpu
-[[ "${GPU_CHECK:-all}" == opcheck ]] && exit 0
+fi
 
 fail=0
+if want tests; then
 # Each test binary runs in its package's folder, as `go test` runs it.
 while read -r name dir; do
   echo "== $name ($dir)" | tee -a "$out/tests.log"
-  (cd "$dir" && timeout 300 "$pack/src/bin/$name.test" 2>&1) | tail -n 25 | tee -a "$out/tests.log"
+  # The whole -v logs go to $OUT as one archive, refreshed after each
+  # binary (a call cut by the device's time limit still brings them back,
+  # and the device returns only a few files); the tail to tests.log.
+  mkdir -p /tmp/test-logs
+  (cd "$dir" && timeout -k 10 "${TEST_TIMEOUT:-300}" "$pack/src/bin/$name.test" -test.v 2>&1) \
+    | tee "/tmp/test-logs/$name.log" | tail -n 25 | tee -a "$out/tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
+  tar -C /tmp -cJf "$out/test-logs.tar.xz" test-logs
 done <bin/tests.txt
 printf 'x := emily.Arange(6).Reshape(2, 3).Astype(emily.Float32)\nfunc f(a *emily.Tensor) *emily.Tensor {\n\treturn emily.Exp(emily.Mul(a, emily.Scalar(0.5)))\n}\n%%jit f\nf(x)\nx.Device()\n%%jit fuse=true f\nf(x)\n%%ir f\n' \
   | ./bin/emily-repl 2>&1 | tee "$out/repl.log"
+echo "tests: $([[ $fail == 0 ]] && echo all passed || echo FAILURES)"
+fi
+want bench || exit $fail
 ./bin/chain gpu 1048576 50 2>&1 | tee "$out/control.log"
 ./bin/chain gpu 1024 200 2>&1 | tee -a "$out/control.log"
 ./bin/bench -python python3 -json "$out/bench.json" 2>&1 | tee "$out/bench-gpu.log"
 # Thread changes: the same floor and chain rows with the bench on one OS thread.
 ./bin/bench -lock -only floor,chain:16,chain:1048576 2>&1 | tee "$out/bench-gpu-locked.log"
-echo "tests: $([[ $fail == 0 ]] && echo all passed || echo FAILURES)"
+exit $fail

@@ -24,9 +24,14 @@ bin="$stage/pack/src/bin"
 root="$(pwd)"
 : >"$bin/tests.txt"
 # GPU_PACK_TESTS=0 leaves the Go test binaries out (a run of the op check
-# or the bench alone needs none of them).
+# or the bench alone needs none of them); GPU_PACK_TESTS="./ ./compiler/..."
+# packs only those packages' tests (the parts stay fewer).
 pkgs=""
-[[ "${GPU_PACK_TESTS:-1}" == 0 ]] || pkgs="$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...)"
+case "${GPU_PACK_TESTS:-1}" in
+  0) ;;
+  1) pkgs="$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...)" ;;
+  *) pkgs="$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' $GPU_PACK_TESTS)" ;;
+esac
 for pkg in $pkgs; do
   dir="$(go list -f '{{.Dir}}' "$pkg")"
   dir="${dir#"$root"}"
@@ -46,7 +51,19 @@ pipargs=(--quiet --no-deps --only-binary=:all: --platform manylinux_2_35_x86_64
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --implementation cp)
 python3 -m pip download "${pipargs[@]}" --python-version 3.12 --dest "$stage/pack/wheels" \
   "mlx==$version" "scipy-openblas32==${OPENBLAS_VERSION:-0.3.34.481.3}" "mlx-cuda-13==$version"
-tar -C "$stage" -c pack | split -b 60M -d -a 1 - "$stage/part."
+# The yaegi corpus (interp/corpus's programs, from the module cache: no Go
+# toolchain there to fetch it).
+yaegi_version="$(sed -n 's|^[[:space:]]*github.com/traefik/yaegi \(v[^ ]*\)$|\1|p' go.mod | head -1)"
+yaegi="$(cd "$stage" && go mod download -json "github.com/traefik/yaegi@$yaegi_version" | sed -n 's|^[[:space:]]*"Dir": "\(.*\)",$|\1|p')"
+if [[ -d "$yaegi/_test" ]]; then
+  mkdir -p "$stage/pack/yaegi" && cp -r "$yaegi/_test" "$stage/pack/yaegi/" && chmod -R u+w "$stage/pack/yaegi"
+fi
+# GPU_PACK_MINILM=1 adds all-MiniLM-L6-v2 (`make minilm`, 88 MB) for the
+# models/bert tests and the MiniLM bench there.
+if [[ "${GPU_PACK_MINILM:-0}" == 1 ]]; then
+  cp -rL .deps/minilm "$stage/pack/minilm"
+fi
+tar -C "$stage" -c pack | split -b 56M -d -a 1 - "$stage/part."
 i=1
 for part in "$stage"/part.*; do
   mkdir -p "$out/p$i"

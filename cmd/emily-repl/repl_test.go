@@ -23,8 +23,13 @@ var buildOnce struct {
 	out  []byte
 }
 
+// EMILY_REPL_BINARY names a prebuilt emily-repl instead (a machine with no
+// Go toolchain, as scripts/gpu-check.sh runs these tests on the GPU).
 func binary(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("EMILY_REPL_BINARY"); bin != "" {
+		return bin
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "emily-repl-test")
 		if err != nil {

@@ -359,7 +359,13 @@ func yaegiVersion(t *testing.T) string {
 // corpusDir is the yaegi module of that version in the module cache
 // (go.mod replaces it by the fork, which leaves the corpus out), fetched
 // with go mod download when it is not there.
+//
+// EMILY_YAEGI_DIR names a copy of that module instead (a machine with no Go
+// toolchain: scripts/gpu-pack.sh carries its _test folder).
 func corpusDir(t *testing.T) string {
+	if dir := os.Getenv("EMILY_YAEGI_DIR"); dir != "" {
+		return dir
+	}
 	v := yaegiVersion(t)
 	cmd := exec.Command("go", "mod", "download", "-json", "github.com/traefik/yaegi@"+v)
 	cmd.Dir = t.TempDir() // outside the module, so that no replace applies
@@ -382,7 +388,12 @@ func repoRoot(t *testing.T) string {
 	return dir
 }
 
+// buildBinary builds emily-repl, or returns EMILY_REPL_BINARY, a prebuilt
+// one.
 func buildBinary(t *testing.T) string {
+	if bin := os.Getenv("EMILY_REPL_BINARY"); bin != "" {
+		return bin
+	}
 	bin := filepath.Join(t.TempDir(), "emily-repl")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/emily-repl")
 	cmd.Dir = repoRoot(t)
