@@ -16,12 +16,12 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: run test setup mlx venv minilm build test-go test-race test-py test-corpus test-fuzz lint bench clean kernel-install generate check-generated fuzz soak
+.PHONY: run test setup mlx venv minilm chromium build test-go test-race test-py test-corpus test-fuzz lint bench clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
 
-setup: mlx venv minilm
+setup: mlx venv minilm chromium
 
 mlx:
 	@scripts/install-mlx.sh
@@ -34,12 +34,19 @@ venv:
 minilm:
 	@scripts/fetch-minilm.sh
 
+# Debian's Chromium and chromedriver for tests/test_browser.py (JupyterLab in
+# a headless browser); installed with apt-get where root, else reported.
+chromium:
+	@scripts/setup-chromium.sh
+
 build: mlx $(BIN)
 
 $(BIN): $(GOFILES) $(CXXFILES) go.mod go.sum
 	$(GO) build -o $(BIN) ./cmd/emily-repl
 
 test: setup build lint check-generated test-go test-race test-py test-corpus test-fuzz
+	@if [ -f test-output/browser/NOT-RUN ]; then \
+	  echo "!!!!!!!! THE BROWSER TEST DID NOT RUN (tests/test_browser.py): $$(cat test-output/browser/NOT-RUN)"; fi
 
 lint:
 	@bad="$$(gofmt -l $(filter-out ./third_party/%,$(GOFILES)))"; if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi

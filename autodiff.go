@@ -3,6 +3,7 @@ package emily
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/emily-go/emily/ir"
 )
@@ -59,7 +60,7 @@ func VJP(f any, primals, cotangents []*Tensor) (outputs, vjps []*Tensor) {
 	body := func(args []*Tensor) []*Tensor {
 		outs := callTensors(fv, args)
 		for i, o := range outs {
-			if o != nil && cotangents[i] != nil && !sameShape(o.Shape(), cotangents[i].Shape()) {
+			if o != nil && cotangents[i] != nil && !slices.Equal(o.Shape(), cotangents[i].Shape()) {
 				panic(newError("VJP", nil, fmt.Errorf("result %d is %s but its cotangent is %s", i, describe(o), describe(cotangents[i])),
 					[]*Tensor{o, cotangents[i]}))
 			}
@@ -72,6 +73,7 @@ func VJP(f any, primals, cotangents []*Tensor) (outputs, vjps []*Tensor) {
 		bodies:   []regionBody{{args: primals, fn: body}},
 		nOut:     func(b []*ir.Body) int { return len(b[0].Graph.Outputs) + len(primals) },
 		hint:     gradHint,
+		fn:       funcName(fv),
 	})
 	n := len(res) - len(primals)
 	return res[:n], res[n:]
@@ -87,7 +89,7 @@ func JVP(f any, primals, tangents []*Tensor) (outputs, jvps []*Tensor) {
 			Hint: "pass one tangent per primal, shaped like it"})
 	}
 	for i, tg := range tangents {
-		if tg == nil || !sameShape(tg.Shape(), primals[i].Shape()) {
+		if tg == nil || !slices.Equal(tg.Shape(), primals[i].Shape()) {
 			panic(newError("JVP", nil, fmt.Errorf("tangent %d is %s but its primal is %s", i, describe(tg), describe(primals[i])),
 				[]*Tensor{primals[i], tg}))
 		}
@@ -98,6 +100,7 @@ func JVP(f any, primals, tangents []*Tensor) (outputs, jvps []*Tensor) {
 		bodies:   []regionBody{{args: primals, fn: func(args []*Tensor) []*Tensor { return callTensors(fv, args) }}},
 		nOut:     func(b []*ir.Body) int { return 2 * len(b[0].Graph.Outputs) },
 		hint:     gradHint,
+		fn:       funcName(fv),
 	})
 	return res[:len(res)/2], res[len(res)/2:]
 }
@@ -140,7 +143,8 @@ func newGradFunc(op string, f any, argnums []int, withValue bool) any {
 		in[i] = tensorType
 	}
 	gt := reflect.FuncOf(in, out, false)
-	return reflect.MakeFunc(gt, func(vals []reflect.Value) []reflect.Value {
+	name := fmt.Sprintf("%s(%s)", op, funcName(fv))
+	return nameMade(reflect.MakeFunc(gt, func(vals []reflect.Value) []reflect.Value {
 		args := make([]*Tensor, len(vals))
 		for i, v := range vals {
 			args[i], _ = v.Interface().(*Tensor)
@@ -150,14 +154,14 @@ func newGradFunc(op string, f any, argnums []int, withValue bool) any {
 		}
 		for _, a := range argnums {
 			if !isInexact(args[a].DType()) {
-				panic(newError(op, nil, fmt.Errorf("argument %d is %s: only floating-point tensors have gradients", a, describe(args[a])), args).
+				panic(newError(op, nil, fmt.Errorf("argument %d of %s is %s: only floating-point tensors have gradients", a, funcName(fv), describe(args[a])), args).
 					withHint("Astype it to emily.Float32 first, or leave it out of argnums"))
 			}
 		}
 		body := func(xs []*Tensor) []*Tensor {
 			outs := callTensors(fv, xs)
 			if o := outs[0]; o != nil && (o.Rank() != 0 || !isInexact(o.DType())) {
-				panic(newError(op, nil, fmt.Errorf("the first result is %s: a gradient needs a 0-d floating-point result", describe(o)), []*Tensor{o}).
+				panic(newError(op, nil, fmt.Errorf("the first result of %s is %s: a gradient needs a 0-d floating-point result", funcName(fv), describe(o)), []*Tensor{o}).
 					withHint("return the scalar loss first (reduce with emily.Sum or emily.Mean); use VJP for a non-scalar result"))
 			}
 			return outs
@@ -168,6 +172,7 @@ func newGradFunc(op string, f any, argnums []int, withValue bool) any {
 			bodies:   []regionBody{{args: args, fn: body}},
 			nOut:     func(b []*ir.Body) int { return len(b[0].Graph.Outputs) + len(argnums) },
 			hint:     gradHint,
+			fn:       funcName(fv),
 		})
 		if !withValue {
 			res = res[len(res)-len(argnums):]
@@ -177,7 +182,7 @@ func newGradFunc(op string, f any, argnums []int, withValue bool) any {
 			rv[i] = reflect.ValueOf(r)
 		}
 		return rv
-	}).Interface()
+	}).Interface(), name)
 }
 
 // transformFunc checks VJP's and JVP's function against the primals.
@@ -223,16 +228,4 @@ func callTensors(fv reflect.Value, args []*Tensor) []*Tensor {
 		out[i], _ = r.Interface().(*Tensor)
 	}
 	return out
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -14,7 +14,22 @@ func cubeSum(x, w *emily.Tensor) *emily.Tensor {
 	return emily.Add(emily.Sum(emily.Mul(emily.Mul(emily.Mul(x, x), x), w)), emily.Sum(emily.Sin(x)))
 }
 
+// f64 makes a float64 tensor: tests using it call onCPU first.
 func f64(vals ...float64) *emily.Tensor { return emily.FromSlice(vals) }
+
+// onCPU makes the CPU the default device for the rest of the test: the
+// float64 tests check gradients to 1e-6, and MLX has float64 on the CPU
+// only (on a GPU machine FromSlice([]float64) is an error). The float32
+// tests (TestGradOfJitEqualsGrad, TestGradInEveryLane) run on the default
+// device, the GPU where there is one.
+func onCPU(t *testing.T) {
+	t.Helper()
+	prev := emily.DefaultDevice()
+	if err := emily.SetDefaultDevice("cpu"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { emily.SetDefaultDevice(prev) })
+}
 
 func gradClose(t *testing.T, what string, got *emily.Tensor, want []float64, tol float64) {
 	t.Helper()
@@ -30,6 +45,7 @@ func gradClose(t *testing.T, what string, got *emily.Tensor, want []float64, tol
 }
 
 func TestGradEager(t *testing.T) {
+	onCPU(t)
 	x, w := f64(0.5, -1, 2), f64(1, 2, 3)
 	dx := emily.Grad(cubeSum).(fn2)(x, w)
 	var want []float64
@@ -80,6 +96,7 @@ func TestGradOfJitEqualsGrad(t *testing.T) {
 }
 
 func TestGradOfGrad(t *testing.T) {
+	onCPU(t)
 	f := func(x *emily.Tensor) *emily.Tensor { return emily.Sum(emily.Mul(emily.Mul(x, x), x)) }
 	// d2/dx2 sum(x^3) summed = sum(6x).
 	g := func(x *emily.Tensor) *emily.Tensor { return emily.Sum(emily.Grad(f).(fn1)(x)) }
@@ -99,6 +116,7 @@ func TestGradOfGrad(t *testing.T) {
 }
 
 func TestGradCapturesAndStopGradient(t *testing.T) {
+	onCPU(t)
 	w := f64(1, 2, 3)
 	x := f64(0.5, 0.25, 2)
 	// A captured concrete tensor is a constant of the traced function.
@@ -116,6 +134,7 @@ func TestGradCapturesAndStopGradient(t *testing.T) {
 }
 
 func TestVJPAndJVP(t *testing.T) {
+	onCPU(t)
 	f := func(x, y *emily.Tensor) *emily.Tensor { return emily.Mul(emily.Sin(x), y) }
 	x, y := f64(0.5, 1), f64(2, 3)
 	outs, vjps := emily.VJP(f, []*emily.Tensor{x, y}, []*emily.Tensor{f64(1, 10)})
@@ -135,6 +154,7 @@ func TestVJPAndJVP(t *testing.T) {
 }
 
 func TestGradErrors(t *testing.T) {
+	onCPU(t)
 	cases := []struct {
 		name string
 		call func()
@@ -168,6 +188,7 @@ func TestGradErrors(t *testing.T) {
 }
 
 func TestGradOfAHookSaysWhy(t *testing.T) {
+	onCPU(t)
 	f := func(x *emily.Tensor) *emily.Tensor {
 		return emily.Sum(emily.Hook(emily.Mul(x, x), "peek", func(v *emily.Tensor) {}))
 	}
@@ -181,6 +202,7 @@ func TestGradOfAHookSaysWhy(t *testing.T) {
 // lazily; Go may evaluate it on another OS thread. MLX's transforms once put
 // ops on the building thread's default stream, which other threads lack.
 func TestGradBuiltOnOneThreadEvaluatesOnAnother(t *testing.T) {
+	onCPU(t)
 	f := func(x *emily.Tensor) *emily.Tensor { return emily.Sum(emily.Mul(x, x)) }
 	g := func(x *emily.Tensor) *emily.Tensor { return emily.Mul(x, x) }
 	built := make(chan []*emily.Tensor)
@@ -197,6 +219,138 @@ func TestGradBuiltOnOneThreadEvaluatesOnAnother(t *testing.T) {
 	for i, r := range res {
 		if err := emily.Try(func() { gradClose(t, "result", r, []float64{2, 4, 6}, 0) }); err != nil {
 			t.Errorf("result %d: %v", i, err)
+		}
+	}
+}
+
+// TestGradInEveryLane: in float32 on the default device (the GPU where
+// there is one), each autodiff form inside a jitted function gives the
+// eager result in every lane, fuse included: the gradient of a gradient,
+// StopGradient, ValueAndGrad, VJP, JVP, and Grad around a jitted
+// gradient. Native and evaluator equal eager bit for bit; fuse is within
+// float32 rounding of the exact values.
+func TestGradInEveryLane(t *testing.T) {
+	xs := []float32{1, -2, 0.5}
+	x := emily.FromSlice(xs)
+	cube := func(x *tensor) *tensor { return emily.Sum(emily.Mul(emily.Mul(x, x), x)) }
+	sumGrad := func(x *tensor) *tensor { return emily.Sum(emily.Grad(cube).(fn1)(x)) } // sum(3x^2)
+	stopped := func(x *tensor) *tensor {
+		return emily.Sum(emily.Mul(emily.StopGradient(emily.Mul(x, x)), x))
+	}
+	sin := func(x *tensor) *tensor { return emily.Sin(x) }
+	want := func(f func(v float64) float64) []float64 {
+		out := make([]float64, len(xs))
+		for i, v := range xs {
+			out[i] = f(float64(v))
+		}
+		return out
+	}
+	cubeSum := 0.0
+	for _, v := range xs {
+		cubeSum += float64(v * v * v)
+	}
+	cases := []struct {
+		name string
+		f    fn1
+		want []float64
+	}{
+		{"grad of grad", emily.Grad(sumGrad).(fn1), want(func(v float64) float64 { return 6 * v })},
+		{"grad of grad of grad", emily.Grad(func(x *tensor) *tensor {
+			return emily.Sum(emily.Grad(sumGrad).(fn1)(x))
+		}).(fn1), want(func(float64) float64 { return 6 })},
+		{"stop gradient", emily.Grad(stopped).(fn1), want(func(v float64) float64 { return v * v })},
+		{"value and grad", func(x *tensor) *tensor {
+			v, g := emily.ValueAndGrad(cube).(fn1x2)(x)
+			return emily.Add(g, v)
+		}, want(func(v float64) float64 { return 3*v*v + cubeSum })},
+		{"vjp", func(x *tensor) *tensor {
+			_, v := emily.VJP(sin, tensors{x}, tensors{emily.OnesLike(x)})
+			return v[0]
+		}, want(math.Cos)},
+		{"jvp", func(x *tensor) *tensor {
+			_, j := emily.JVP(sin, tensors{x}, tensors{emily.OnesLike(x)})
+			return j[0]
+		}, want(math.Cos)},
+	}
+	for _, c := range cases {
+		eager := c.f(x).ToFloat32s()
+		gradClose(t, c.name+" eager", emily.FromSlice(eager), c.want, 1e-5)
+		for _, l := range cfLanes {
+			got := emily.Jit(c.f, l.opt).(fn1)(x)
+			if l.name == "fuse" {
+				gradClose(t, c.name+" fuse", got, c.want, 1e-5)
+				continue
+			}
+			if g := got.ToFloat32s(); !equal(g, eager) {
+				t.Errorf("%s %s: %v, eager %v: not bit-identical", c.name, l.name, g, eager)
+			}
+		}
+	}
+	// Grad around a jitted gradient: the outer trace inlines the jitted
+	// function, whatever its lane.
+	for _, l := range cfLanes {
+		gradClose(t, "Grad(Jit(Grad)) "+l.name, emily.Grad(emily.Jit(sumGrad, l.opt)).(fn1)(x),
+			want(func(v float64) float64 { return 6 * v }), 1e-5)
+	}
+}
+
+func intSum(x *tensor) *tensor    { return emily.Sum(x) }
+func invLoss(x *tensor) *tensor   { return emily.Sum(emily.Inv(emily.Exp(x))) }
+func notScalar(x *tensor) *tensor { return emily.Mul(x, x) }
+
+// TestGradErrorsInsideJit: the errors of TestGradErrors, raised while a
+// jitted function traces its gradient, in every lane, name the user's
+// function (not reflect's stub), the op, the shapes and the fix; so do
+// VJP and JVP given integer primals, eagerly and jitted.
+func TestGradErrorsInsideJit(t *testing.T) {
+	ints := emily.FromSlice([]int32{1, 2})
+	mat := emily.FromSlice([]float32{1, 0.5, 0.25, 2}, 2, 2)
+	vec := emily.FromSlice([]float32{1, 2})
+	if j, err := emily.Compile(emily.Grad(intSum)); err != nil || j.Name() != "Grad(emily_test.intSum)" {
+		t.Errorf("Compile(Grad(intSum)): name %q, err %v", j.Name(), err)
+	}
+	if j, err := emily.Compile(emily.ValueAndGrad(emily.Jit(invLoss))); err != nil || j.Name() != "ValueAndGrad(emily_test.invLoss)" {
+		t.Errorf("Compile(ValueAndGrad(Jit(invLoss))): name %q, err %v", j.Name(), err)
+	}
+	vjp := func(x *tensor) *tensor {
+		_, v := emily.VJP(intSum, tensors{x}, tensors{emily.Scalar(1)})
+		return v[0]
+	}
+	jvp := func(x *tensor) *tensor {
+		_, j := emily.JVP(intSum, tensors{x}, tensors{x})
+		return j[0]
+	}
+	cases := []struct {
+		name string
+		f    fn1
+		x    *tensor
+		want []string
+	}{
+		{"integer input", emily.Grad(intSum).(fn1), ints,
+			[]string{"Grad(emily_test.intSum)", "argument 0 of emily_test.intSum is int32[2]", "floating-point", "Astype"}},
+		{"not differentiable", emily.Grad(invLoss).(fn1), mat,
+			[]string{"Grad(emily_test.invLoss)", "emily_test.invLoss:", "cannot differentiate", "inv", "StopGradient"}},
+		{"non-scalar", emily.Grad(notScalar).(fn1), vec,
+			[]string{"Grad(emily_test.notScalar)", "first result of emily_test.notScalar is float32[2]", "0-d", "Sum"}},
+		{"VJP integer primal", vjp, ints, []string{"VJP", "int32[2]", "Astype"}},
+		{"JVP integer primal", jvp, ints, []string{"JVP", "int32[2]", "Astype"}},
+	}
+	for _, c := range cases {
+		runs := map[string]func(){"eager": func() { c.f(c.x) }}
+		for _, l := range cfLanes {
+			f := emily.Jit(c.f, l.opt).(fn1)
+			runs[l.name] = func() { f(c.x) }
+		}
+		for lane, run := range runs {
+			msg := cfErrOf(run)
+			want := c.want
+			if lane == "eager" && strings.HasPrefix(want[0], "Grad(") {
+				want = want[1:] // eagerly there is no jitted function to name
+			}
+			cfWantErr(t, lane+" "+c.name, msg, want...)
+			if strings.Contains(msg, "makeFuncStub") {
+				t.Errorf("%s %s: the error names reflect's stub: %s", lane, c.name, msg)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package emily_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -50,5 +51,59 @@ func TestFuseRefusesGraphsTooDeepForMLXCompile(t *testing.T) {
 	_, err = strict.Call(emily.FromSlice([]float32{0}))
 	if err == nil || !strings.Contains(err.Error(), "too deep to fuse") {
 		t.Errorf("fallback=raise: err = %v, want a too-deep-to-fuse error", err)
+	}
+}
+
+// TestFuseDepthCountsGradBodies: the gradient of a chain of n ops is a
+// graph about 2n deep (the backward chain starts where the forward one
+// ends), so the depth guard counts an autodiff region as twice its body:
+// the gradient of a 6,000-op chain (12,000 deep, over the 10,000 limit)
+// runs unfused with a fallback event, with the right value.
+func TestFuseDepthCountsGradBodies(t *testing.T) {
+	const n = 6000
+	chain := func(x *emily.Tensor) *emily.Tensor {
+		for range n {
+			x = emily.Mul(x, 1.0001)
+		}
+		return emily.Sum(x)
+	}
+	var events []compiler.Event
+	cancel := compiler.Subscribe(func(e compiler.Event) {
+		if e.Kind == compiler.EventFallback {
+			events = append(events, e)
+		}
+	})
+	defer cancel()
+	j, err := emily.Compile(emily.Grad(chain), emily.WithFuse(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := j.Func().(func(*emily.Tensor) *emily.Tensor)(emily.FromSlice([]float32{0, 1})).ToFloat32s()
+	want := float32(math.Pow(1.0001, n))
+	for _, g := range got {
+		if math.Abs(float64(g-want)) > 1e-3*float64(want) {
+			t.Fatalf("gradient %v, want %v", got, want)
+		}
+	}
+	if len(events) != 1 || !strings.Contains(events[0].Err.Error(), "too deep to fuse") {
+		t.Errorf("fallback events = %v, want one saying the graph is too deep to fuse", events)
+	}
+	// Half the chain fits: it is fused, with no fallback.
+	events = nil
+	short := func(x *emily.Tensor) *emily.Tensor {
+		for range n / 2 {
+			x = emily.Mul(x, 1.0001)
+		}
+		return emily.Sum(x)
+	}
+	sj, err := emily.Compile(emily.Grad(short), emily.WithFuse(true), emily.WithFallback("raise"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sj.Call(emily.FromSlice([]float32{0, 1})); err != nil {
+		t.Errorf("the gradient of a %d-op chain: %v", n/2, err)
+	}
+	if s := sj.Stats(); s.FuseCalls != 1 {
+		t.Errorf("the gradient of a %d-op chain: stats %+v, want one fused call", n/2, s)
 	}
 }

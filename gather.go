@@ -29,6 +29,14 @@ func checkAxisIndices(op string, x, indices *Tensor, axis int) {
 	}
 }
 
+// scatterAlong checks indices and calls core, one of the ops that write
+// updates (a tensor or a Go number, weakly typed against x) into a copy of
+// x at indices along axis.
+func scatterAlong(op string, core func(x, indices, updates *Tensor, axis int) *Tensor, x, indices *Tensor, updates any, axis int) *Tensor {
+	checkAxisIndices(op, x, indices, axis)
+	return core(x, indices, weak(op, x, updates)[1], axis)
+}
+
 // Take gathers the slices of x at indices along axis: the result's shape
 // is x.shape[:axis] + indices.shape + x.shape[axis+1:] (a 0-d index drops
 // the axis). Negative indices count from the end; out-of-range indices
@@ -65,8 +73,7 @@ func (t *Tensor) TakeAlongAxis(indices *Tensor, axis int) *Tensor {
 //
 // NumPy: np.put_along_axis on a copy. MLX: mx.put_along_axis.
 func PutAlongAxis(x, indices *Tensor, values any, axis int) *Tensor {
-	checkAxisIndices("PutAlongAxis", x, indices, axis)
-	return opPutAlongAxis(x, indices, weak("PutAlongAxis", x, values)[1], axis)
+	return scatterAlong("PutAlongAxis", opPutAlongAxis, x, indices, values, axis)
 }
 
 // PutAlongAxis is the method form of PutAlongAxis.
@@ -82,8 +89,7 @@ func (t *Tensor) PutAlongAxis(indices *Tensor, values any, axis int) *Tensor {
 //
 // NumPy: x[(slice(None),)*axis + (indices,)] = updates. MLX: mx.scatter.
 func Scatter(x, indices *Tensor, updates any, axis int) *Tensor {
-	checkAxisIndices("Scatter", x, indices, axis)
-	return opScatter(x, indices, weak("Scatter", x, updates)[1], axis)
+	return scatterAlong("Scatter", opScatter, x, indices, updates, axis)
 }
 
 // Scatter is the method form of Scatter.
@@ -97,8 +103,7 @@ func (t *Tensor) Scatter(indices *Tensor, updates any, axis int) *Tensor {
 // NumPy: np.add.at(x, (slice(None),)*axis + (indices,), updates) on a
 // copy. MLX: mx.scatter_add.
 func ScatterAdd(x, indices *Tensor, updates any, axis int) *Tensor {
-	checkAxisIndices("ScatterAdd", x, indices, axis)
-	return opScatterAdd(x, indices, weak("ScatterAdd", x, updates)[1], axis)
+	return scatterAlong("ScatterAdd", opScatterAdd, x, indices, updates, axis)
 }
 
 // ScatterAdd is the method form of ScatterAdd.
@@ -111,8 +116,7 @@ func (t *Tensor) ScatterAdd(indices *Tensor, updates any, axis int) *Tensor {
 //
 // NumPy: np.multiply.at on a copy. MLX: mx.scatter_prod.
 func ScatterProd(x, indices *Tensor, updates any, axis int) *Tensor {
-	checkAxisIndices("ScatterProd", x, indices, axis)
-	return opScatterProd(x, indices, weak("ScatterProd", x, updates)[1], axis)
+	return scatterAlong("ScatterProd", opScatterProd, x, indices, updates, axis)
 }
 
 // ScatterProd is the method form of ScatterProd.
@@ -125,8 +129,7 @@ func (t *Tensor) ScatterProd(indices *Tensor, updates any, axis int) *Tensor {
 //
 // NumPy: np.maximum.at on a copy. MLX: mx.scatter_max.
 func ScatterMax(x, indices *Tensor, updates any, axis int) *Tensor {
-	checkAxisIndices("ScatterMax", x, indices, axis)
-	return opScatterMax(x, indices, weak("ScatterMax", x, updates)[1], axis)
+	return scatterAlong("ScatterMax", opScatterMax, x, indices, updates, axis)
 }
 
 // ScatterMax is the method form of ScatterMax.
@@ -139,8 +142,7 @@ func (t *Tensor) ScatterMax(indices *Tensor, updates any, axis int) *Tensor {
 //
 // NumPy: np.minimum.at on a copy. MLX: mx.scatter_min.
 func ScatterMin(x, indices *Tensor, updates any, axis int) *Tensor {
-	checkAxisIndices("ScatterMin", x, indices, axis)
-	return opScatterMin(x, indices, weak("ScatterMin", x, updates)[1], axis)
+	return scatterAlong("ScatterMin", opScatterMin, x, indices, updates, axis)
 }
 
 // ScatterMin is the method form of ScatterMin.

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"runtime"
 	"slices"
-	"strings"
 
 	"github.com/emily-go/emily/compiler"
 	"github.com/emily-go/emily/ir"
@@ -119,6 +117,7 @@ func CompileNamed(name string, fn any, opts ...Option) (*Jitted, error) {
 	}
 	j.cf = cf
 	j.out = reflect.MakeFunc(v.Type(), j.call)
+	nameMade(j.out.Interface(), name)
 	return j, nil
 }
 
@@ -144,16 +143,6 @@ func checkSignature(v reflect.Value) error {
 		}
 	}
 	return nil
-}
-
-func funcName(v reflect.Value) string {
-	if v.Kind() == reflect.Func && !v.IsNil() {
-		if f := runtime.FuncForPC(v.Pointer()); f != nil {
-			name := f.Name()
-			return name[strings.LastIndex(name, "/")+1:]
-		}
-	}
-	return "func"
 }
 
 // Func returns the jitted function, of the same type as the original.

@@ -3,7 +3,6 @@ package emily
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/emily-go/emily/ir"
 	"github.com/emily-go/emily/mlxbind"
@@ -37,6 +36,15 @@ type regionOp struct {
 	// placeholders infers them, as ops do.
 	types func(bodies []*ir.Body) ([][]int, []mlxbind.DType)
 	hint  string // the fix when building the region fails (MLX's transform refused)
+	fn    string // the user's function, named in errors (Grad's f), or ""
+}
+
+// wrap prefixes err with the user's function's name, if known.
+func (rop *regionOp) wrap(err error) error {
+	if rop.fn == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", rop.fn, err)
 }
 
 // applyRegion traces the bodies and then either records the region op in
@@ -75,7 +83,7 @@ func applyRegion(rop regionOp) []*Tensor {
 			if e, ok := err.(*Error); ok {
 				panic(e)
 			}
-			panic(newError(rop.name, nil, fmt.Errorf("tracing the function: %w", err), rop.operands))
+			panic(newError(rop.name, nil, rop.wrap(fmt.Errorf("tracing the function: %w", err)), rop.operands))
 		}
 		body := &ir.Body{Graph: sub.g, NArgs: len(b.args)}
 		for _, c := range sub.captures {
@@ -100,7 +108,7 @@ func applyRegion(rop regionOp) []*Tensor {
 	} else {
 		prog, err := r.Standalone(len(all), nOut)
 		if errors.Is(err, ir.ErrNotLowerable) {
-			panic(newError(rop.name, &rop.hint, fmt.Errorf("the function runs Go code inside (%w), which MLX's transforms cannot see", err), rop.operands))
+			panic(newError(rop.name, &rop.hint, rop.wrap(fmt.Errorf("the function runs Go code inside (%w), which MLX's transforms cannot see", err)), rop.operands))
 		}
 		if err != nil {
 			panic(newError(rop.name, nil, fmt.Errorf("internal error, please report: %w", err), rop.operands))
@@ -110,7 +118,7 @@ func applyRegion(rop regionOp) []*Tensor {
 			arrays[i] = x.arr
 		}
 		if outs, err = prog.Apply(s, arrays); err != nil {
-			panic(newError(rop.name, &rop.hint, err, rop.operands))
+			panic(newError(rop.name, &rop.hint, rop.wrap(err), rop.operands))
 		}
 		for _, o := range outs {
 			shapes, dtypes = append(shapes, o.Shape()), append(dtypes, o.DType())
@@ -138,15 +146,7 @@ func applyRegion(rop regionOp) []*Tensor {
 func traceBody(sub *tracer, b regionBody) (err error) {
 	defer sub.done.Store(true)
 	defer enterTrace(sub)()
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(error); ok {
-				err = e
-			} else {
-				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
-			}
-		}
-	}()
+	defer recoverError(&err)
 	args := make([]*Tensor, len(b.args))
 	for i, a := range b.args {
 		n := sub.g.Input(a.arr.Shape(), a.arr.DType())

@@ -2,8 +2,6 @@ package emily
 
 import (
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	"github.com/emily-go/emily/mlxbind"
 )
@@ -74,44 +72,10 @@ func WithStream(s *Stream) Option {
 	return compilerWithStream(s.s)
 }
 
-// The stream chosen by Do, by goroutine. The count keeps the eager path
-// free of the goroutine lookup when no Do is running.
-var goStreams struct {
-	active atomic.Int32
-	mu     sync.Mutex
-	byG    map[uintptr]mlxbind.Stream
-}
+// The stream chosen by Do, by goroutine.
+var goStreams goLocal[mlxbind.Stream]
 
 // currentStream returns the stream Do chose for this goroutine, if any.
-func currentStream() (mlxbind.Stream, bool) {
-	if goStreams.active.Load() == 0 {
-		return mlxbind.Stream{}, false
-	}
-	id := goroutineKey()
-	goStreams.mu.Lock()
-	defer goStreams.mu.Unlock()
-	s, ok := goStreams.byG[id]
-	return s, ok
-}
+func currentStream() (mlxbind.Stream, bool) { return goStreams.get() }
 
-func enterStream(s mlxbind.Stream) func() {
-	id := goroutineKey()
-	goStreams.mu.Lock()
-	if goStreams.byG == nil {
-		goStreams.byG = map[uintptr]mlxbind.Stream{}
-	}
-	prev, had := goStreams.byG[id]
-	goStreams.byG[id] = s
-	goStreams.mu.Unlock()
-	goStreams.active.Add(1)
-	return func() {
-		goStreams.active.Add(-1)
-		goStreams.mu.Lock()
-		if had {
-			goStreams.byG[id] = prev
-		} else {
-			delete(goStreams.byG, id)
-		}
-		goStreams.mu.Unlock()
-	}
-}
+func enterStream(s mlxbind.Stream) func() { return goStreams.enter(s) }

@@ -18,7 +18,11 @@ func TestServingOnStreams(t *testing.T) {
 	model := func(x *emily.Tensor) *emily.Tensor {
 		return emily.Tanh(emily.Add(emily.Matmul(x, w), b))
 	}
-	serve := emily.Jit(model, emily.WithMaxConcurrency(4)).(fn1)
+	sj, err := emily.Compile(model, emily.WithMaxConcurrency(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := sj.Func().(fn1)
 	serial := emily.Jit(model).(fn1)
 	input := func(g, i int) *emily.Tensor {
 		return emily.FromSlice([]float32{float32(g), float32(i) / 100, -1}, 1, 3)
@@ -71,9 +75,13 @@ func TestServingOnStreams(t *testing.T) {
 		}(g)
 	}
 	wg.Wait()
-	j, _ := emily.Compile(model, emily.WithMaxConcurrency(4))
-	if st := j.Stats(); st.Traces != 0 {
-		t.Fatal("a fresh function has traces")
+	// One program (one copy of the weights) served every call, on at most
+	// 4 streams of its own.
+	if st := sj.Stats(); st.Traces != 1 || st.NativeCalls != goroutines*calls {
+		t.Errorf("pool stats %+v: want 1 trace and %d native calls", st, goroutines*calls)
+	}
+	if n := sj.Compiled().Streams(); n < 1 || n > 4 {
+		t.Errorf("the pool made %d streams, want 1..4", n)
 	}
 	for _, s := range streams {
 		if err := s.Synchronize(); err != nil {

@@ -2,10 +2,8 @@ package emily
 
 import (
 	"fmt"
-	"github.com/emily-go/emily/internal/goid"
 	"reflect"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 
 	"github.com/emily-go/emily/ir"
@@ -91,47 +89,29 @@ func placeholder(s mlxbind.Stream, shape []int, dt mlxbind.DType) (*mlxbind.Arra
 
 // Traces by goroutine, so that an op with no tensor operand (a
 // constructor, a random key) made while a function is being traced is
-// recorded in that trace rather than run eagerly. The count keeps the
-// eager path free of the goroutine lookup when nothing is tracing.
-var traces struct {
-	active atomic.Int32
-	mu     sync.Mutex
-	byG    map[uint64]*tracer
-}
+// recorded in that trace rather than run eagerly.
+var traces goLocal[*tracer]
 
 // activeTrace returns the trace running on this goroutine, if any.
 func activeTrace() *tracer {
-	if traces.active.Load() == 0 {
-		return nil
-	}
-	id := goid.ID()
-	traces.mu.Lock()
-	defer traces.mu.Unlock()
-	return traces.byG[id]
+	tr, _ := traces.get()
+	return tr
 }
 
 // enterTrace makes tr this goroutine's trace and returns a function that
 // restores the previous one (traces nest when a jitted function calls
 // another on concrete values while being traced).
-func enterTrace(tr *tracer) func() {
-	id := goid.ID()
-	traces.mu.Lock()
-	if traces.byG == nil {
-		traces.byG = map[uint64]*tracer{}
-	}
-	prev, had := traces.byG[id]
-	traces.byG[id] = tr
-	traces.mu.Unlock()
-	traces.active.Add(1)
-	return func() {
-		traces.active.Add(-1)
-		traces.mu.Lock()
-		if had {
-			traces.byG[id] = prev
+func enterTrace(tr *tracer) func() { return traces.enter(tr) }
+
+// recoverError, deferred, turns a panic of the function being traced
+// into *err: an error (an *Error) as is, anything else with its stack.
+func recoverError(err *error) {
+	if r := recover(); r != nil {
+		if e, ok := r.(error); ok {
+			*err = e
 		} else {
-			delete(traces.byG, id)
+			*err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 		}
-		traces.mu.Unlock()
 	}
 }
 
@@ -149,15 +129,7 @@ func traceCall(fn reflect.Value, g *ir.Graph, inputs []*ir.Node, s mlxbind.Strea
 		}
 		args[i] = reflect.ValueOf(&Tensor{arr: ph, stream: s, node: n, tr: tr})
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(error); ok {
-				err = e
-			} else {
-				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
-			}
-		}
-	}()
+	defer recoverError(&err)
 	results := fn.Call(args)
 	outs = make([]*ir.Node, len(results))
 	for i, r := range results {

@@ -25,8 +25,14 @@ var ErrTooDeepToFuse = errors.New("too deep to fuse")
 
 // programDepth returns the longest chain of instructions in p, inputs and
 // constants counting zero: the recursion depth compile would need. A
-// region instruction counts its deepest body too (a body compiled on its
-// own, like a fused loop body, needs at most that).
+// region instruction counts the ops inside it, not one: its deepest body
+// (a body compiled on its own, like a fused loop body, needs at most
+// that), and for an autodiff region twice that, since MLX's transform
+// builds the body's graph and then a derivative chain as long again
+// behind it (the vjp of a chain of n ops is a chain of n ops that starts
+// where the forward one ends; a jvp carries a tangent beside each op).
+// Nested transforms multiply: the gradient of a gradient counts four
+// times its body.
 func programDepth(p *ir.Program) int {
 	depth := make([]int, len(p.Instrs))
 	deepest := 0
@@ -42,11 +48,19 @@ func programDepth(p *ir.Program) int {
 			for _, b := range in.Region.Bodies {
 				body = max(body, programDepth(b.Program))
 			}
+			if transforms(in.Region.Kind) {
+				body *= 2
+			}
 		}
 		depth[i] = d + body + 1
 		deepest = max(deepest, depth[i])
 	}
 	return deepest
+}
+
+// transforms reports whether a region kind is an autodiff transform.
+func transforms(k ir.RegionKind) bool {
+	return k == ir.RegionValueAndGrad || k == ir.RegionVJP || k == ir.RegionJVP
 }
 
 // checkFuseDepth returns a fallback error when p is too deep to fuse.

@@ -222,35 +222,8 @@ func runCase(dir string, op opspec.Op, fn namedCall, dt string, si int, sample o
 	c = Case{ID: id, Op: op.Name, Fn: fn.name, DType: dt, Operands: op.Inputs, List: op.Variadic,
 		Attrs: attrs, NumPy: op.NumPy, NoNumPy: op.NoNumPy, Tol: op.Tol, Tol64: op.Tol64, Special: special}
 	var ins []*emily.Tensor
-	for i, shape := range sample.Shapes {
-		name := op.Inputs[0]
-		if !op.Variadic {
-			name = op.Inputs[i]
-		}
-		idt, dom := dt, op.Domain
-		if d, ok := op.OperandDTypes[name]; ok {
-			idt = d
-		}
-		if d, ok := op.OperandDomains[name]; ok {
-			dom = d
-		}
-		n := 1
-		for _, d := range shape {
-			n *= d
-		}
-		var vals []float64
-		switch {
-		case dom == opspec.Indices:
-			vals = indexValues(r, n, sample.Shapes[0], attrs)
-		case special && isFloat(idt):
-			vals = specials[:n]
-		default:
-			vals = values(r, n, idt, dom)
-		}
-		if dom == opspec.SPD {
-			vals = spd(vals, shape)
-		}
-		t := tensorOf(vals, idt, shape)
+	for i := range sample.Shapes {
+		t, _ := operand(r, op, dt, sample, i, attrs, special)
 		file := fmt.Sprintf("%s.in%d.npy", id, i)
 		if err := writeNPY(filepath.Join(dir, file), t); err != nil {
 			return c, err
@@ -297,6 +270,41 @@ func runCase(dir string, op opspec.Op, fn namedCall, dt string, si int, sample o
 		}
 	}
 	return c, nil
+}
+
+// operand draws operand i of a sample of op in dtype dt (or the operand's
+// own dtype), from its domain (special values when special is set), and
+// returns it with its name in the spec.
+func operand(r *rng, op opspec.Op, dt string, sample opspec.Sample, i int, attrs map[string]any, special bool) (*emily.Tensor, string) {
+	shape := sample.Shapes[i]
+	name := op.Inputs[0]
+	if !op.Variadic {
+		name = op.Inputs[i]
+	}
+	idt, dom := dt, op.Domain
+	if d, ok := op.OperandDTypes[name]; ok {
+		idt = d
+	}
+	if d, ok := op.OperandDomains[name]; ok {
+		dom = d
+	}
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	var vals []float64
+	switch {
+	case dom == opspec.Indices:
+		vals = indexValues(r, n, sample.Shapes[0], attrs)
+	case special && isFloat(idt):
+		vals = specials[:n]
+	default:
+		vals = values(r, n, idt, dom)
+	}
+	if dom == opspec.SPD {
+		vals = spd(vals, shape)
+	}
+	return tensorOf(vals, idt, shape), name
 }
 
 // jitted runs call as a jitted function of its operands with opts.
