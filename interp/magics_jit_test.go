@@ -160,3 +160,29 @@ func TestJitStatsMagic(t *testing.T) {
 		t.Errorf("stats table:\n%s", r.stdout)
 	}
 }
+
+// TestGradErrorInSession: a gradient of an interpreted function that
+// fails, jitted or not, says what is wrong in words a user can act on,
+// without naming reflect's stub that every interpreted function is.
+func TestGradErrorInSession(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, jitSetup)
+	for _, cell := range []string{
+		"emily.Jit(emily.Grad(f)).(func(*emily.Tensor) *emily.Tensor)(x)",
+		"emily.Grad(f).(func(*emily.Tensor) *emily.Tensor)(x)",
+	} {
+		r := run(t, s, cell)
+		if r.err == nil {
+			t.Fatalf("%s: no error", cell)
+		}
+		msg := r.err.Error()
+		for _, want := range []string{"the first result of the function is float32[3]", "0-d", "emily.Sum"} {
+			if !contains(msg, want) {
+				t.Errorf("%s: error %q lacks %q", cell, msg, want)
+			}
+		}
+		if contains(msg, "makeFuncStub") {
+			t.Errorf("%s: error names reflect's stub: %s", cell, msg)
+		}
+	}
+}
