@@ -74,6 +74,7 @@ func VJP(f any, primals, cotangents []*Tensor) (outputs, vjps []*Tensor) {
 		nOut:     func(b []*ir.Body) int { return len(b[0].Graph.Outputs) + len(primals) },
 		hint:     gradHint,
 		fn:       funcName(fv),
+		check:    checkGradients,
 	})
 	n := len(res) - len(primals)
 	return res[:n], res[n:]
@@ -101,6 +102,7 @@ func JVP(f any, primals, tangents []*Tensor) (outputs, jvps []*Tensor) {
 		nOut:     func(b []*ir.Body) int { return 2 * len(b[0].Graph.Outputs) },
 		hint:     gradHint,
 		fn:       funcName(fv),
+		check:    checkGradients,
 	})
 	return res[:len(res)/2], res[len(res)/2:]
 }
@@ -127,7 +129,7 @@ func newGradFunc(op string, f any, argnums []int, withValue bool) any {
 		params[i] = int64(a)
 	}
 	if ft.NumIn() == 0 {
-		panic(&Error{Op: op, Err: fmt.Errorf("%s takes no parameters: nothing to differentiate", funcName(fv))})
+		panic(&Error{Op: op, Err: fmt.Errorf("%s takes no parameters: nothing to differentiate", inProse(funcName(fv)))})
 	}
 	var out []reflect.Type
 	if withValue {
@@ -154,14 +156,14 @@ func newGradFunc(op string, f any, argnums []int, withValue bool) any {
 		}
 		for _, a := range argnums {
 			if !isInexact(args[a].DType()) {
-				panic(newError(op, nil, fmt.Errorf("argument %d of %s is %s: only floating-point tensors have gradients", a, funcName(fv), describe(args[a])), args).
+				panic(newError(op, nil, fmt.Errorf("argument %d of %s is %s: only floating-point tensors have gradients", a, inProse(funcName(fv)), describe(args[a])), args).
 					withHint("Astype it to emily.Float32 first, or leave it out of argnums"))
 			}
 		}
 		body := func(xs []*Tensor) []*Tensor {
 			outs := callTensors(fv, xs)
 			if o := outs[0]; o != nil && (o.Rank() != 0 || !isInexact(o.DType())) {
-				panic(newError(op, nil, fmt.Errorf("the first result of %s is %s: a gradient needs a 0-d floating-point result", funcName(fv), describe(o)), []*Tensor{o}).
+				panic(newError(op, nil, fmt.Errorf("the first result of %s is %s: a gradient needs a 0-d floating-point result", inProse(funcName(fv)), describe(o)), []*Tensor{o}).
 					withHint("return the scalar loss first (reduce with emily.Sum or emily.Mean); use VJP for a non-scalar result"))
 			}
 			return outs
@@ -173,6 +175,7 @@ func newGradFunc(op string, f any, argnums []int, withValue bool) any {
 			nOut:     func(b []*ir.Body) int { return len(b[0].Graph.Outputs) + len(argnums) },
 			hint:     gradHint,
 			fn:       funcName(fv),
+			check:    checkGradients,
 		})
 		if !withValue {
 			res = res[len(res)-len(argnums):]

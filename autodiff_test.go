@@ -354,3 +354,62 @@ func TestGradErrorsInsideJit(t *testing.T) {
 		}
 	}
 }
+
+func remLoss(x *tensor) *tensor {
+	_, r := emily.DivMod(x, 0.75)
+	return emily.Sum(r)
+}
+
+// TestGradRefusesWrongGradients: MLX's divmod VJP runs and returns zero,
+// wrong for the remainder (whose derivative is 1): differentiating
+// through DivMod's remainder is an error naming the function, the op and
+// the fix, eagerly, jitted, and inside a loop body; the quotient, a
+// remainder behind StopGradient or off the path to the result, and
+// Remainder itself differentiate.
+func TestGradRefusesWrongGradients(t *testing.T) {
+	x := emily.FromSlice([]float32{1.25, -2, 0.5})
+	inLoop := func(x *tensor) *tensor {
+		return emily.Sum(emily.While(func(s tensors) *tensor { return emily.Less(s[0], 2) },
+			func(s tensors) tensors {
+				_, r := emily.DivMod(s[1], 0.75)
+				return tensors{emily.Add(s[0], 1), r}
+			}, emily.ScalarOf(0, emily.Int32), x)[1])
+	}
+	vjpRem := func(x *tensor) *tensor {
+		_, v := emily.VJP(func(x *tensor) *tensor { _, r := emily.DivMod(x, 0.75); return r },
+			tensors{x}, tensors{emily.OnesLike(x)})
+		return v[0]
+	}
+	for name, f := range map[string]fn1{
+		"Grad": emily.Grad(remLoss).(fn1), "Grad of a loop": emily.Grad(inLoop).(fn1), "VJP": vjpRem,
+	} {
+		want := []string{"DivMod's remainder", "no correct gradient", "emily.Remainder", "StopGradient"}
+		if name == "Grad" {
+			want = append(want, "emily_test.remLoss")
+		}
+		cfWantErr(t, name+" eager", cfErrOf(func() { f(x) }), want...)
+		for _, l := range cfLanes {
+			g := emily.Jit(f, l.opt).(fn1)
+			cfWantErr(t, name+" "+l.name, cfErrOf(func() { g(x) }), want...)
+		}
+	}
+	ok := map[string]struct {
+		f    func(*tensor) *tensor
+		want []float64
+	}{
+		"quotient": {func(x *tensor) *tensor { q, _ := emily.DivMod(x, 0.75); return emily.Sum(q) }, []float64{0, 0, 0}},
+		"stopped remainder": {func(x *tensor) *tensor {
+			_, r := emily.DivMod(x, 0.75)
+			return emily.Sum(emily.Mul(emily.StopGradient(r), x))
+		}, []float64{0.5, 0.25, 0.5}},
+		"dead remainder": {func(x *tensor) *tensor {
+			emily.DivMod(x, 0.75)
+			return emily.Sum(emily.Mul(x, x))
+		}, []float64{2.5, -4, 1}},
+		"Remainder": {func(x *tensor) *tensor { return emily.Sum(emily.Remainder(x, 0.75)) }, []float64{1, 1, 1}},
+	}
+	for name, c := range ok {
+		gradClose(t, name, emily.Grad(c.f).(fn1)(x), c.want, 1e-6)
+		gradClose(t, name+" jitted", emily.Jit(emily.Grad(c.f)).(fn1)(x), c.want, 1e-6)
+	}
+}

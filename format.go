@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/emily-go/emily/ir"
 	"github.com/emily-go/emily/mlxbind"
 )
 
@@ -42,43 +43,106 @@ func (t *Tensor) String() string {
 
 func formatValues(t *Tensor) string {
 	shape := t.arr.Shape()
-	e := elems{t.bytes("String"), t.DType()}
+	elide := t.Size() > previewThreshold
+	// Each axis's shown indices (-1 for "…"); a large tensor is sliced down
+	// to these on MLX's side first, so a preview reads back only what it
+	// shows (a 4096×4096 float32 preview copies 36 values, not 64 MB).
+	axes := make([][]int, len(shape))
+	kept := make([]int, len(shape))
+	for a, n := range shape {
+		axes[a] = shownIndices(n, elide)
+		for _, i := range axes[a] {
+			if i >= 0 {
+				kept[a]++
+			}
+		}
+	}
+	e := elems{previewBytes(t, shape, kept), t.DType()}
 	if len(shape) == 0 {
 		return formatElem(e, 0)
 	}
-	// Only the cells the preview shows are formatted: a large tensor is
-	// read once but costs no string per hidden element.
-	elide := t.Size() > previewThreshold
-	cells := make(map[int]string)
+	// Only the cells the preview shows are formatted, each once, to find
+	// the column width.
+	cells := make([]string, product(kept))
 	width := 0
-	visit(shape, elide, func(flat int) {
+	for flat := range cells {
 		c := formatElem(e, flat)
 		cells[flat] = c
 		if n := utf8.RuneCountInString(c); n > width {
 			width = n
 		}
-	})
+	}
 	var b strings.Builder
-	writeAxis(&b, cells, shape, 0, 0, width, elide)
+	writeAxis(&b, cells, axes, kept, 0, 0, width)
 	return b.String()
 }
 
-// visit calls fn for each flat index that the preview shows.
-func visit(shape []int, elide bool, fn func(int)) {
-	var rec func(axis, base int)
-	rec = func(axis, base int) {
-		if axis == len(shape) {
-			fn(base)
-			return
+// previewBytes returns the row-major bytes of the elements a preview shows:
+// along each axis where kept[a] is less than the length, the first and
+// last previewEdge elements, cut out with MLX slices and joined before the
+// readback. A tensor shown whole is read as it is.
+func previewBytes(t *Tensor, shape, kept []int) []byte {
+	arr, owned := t.arr, false
+	defer func() {
+		if owned {
+			arr.Free()
 		}
-		stride := product(shape[axis+1:])
-		for _, i := range shownIndices(shape[axis], elide) {
-			if i >= 0 {
-				rec(axis+1, base+i*stride)
-			}
+	}()
+	for a, n := range shape {
+		if kept[a] == n {
+			continue
 		}
+		lo, err := sliceAxis(t.stream, arr, a, 0, previewEdge)
+		if err != nil {
+			panic(newError("String", nil, err, []*Tensor{t}))
+		}
+		hi, err := sliceAxis(t.stream, arr, a, n-previewEdge, n)
+		if err != nil {
+			lo.Free()
+			panic(newError("String", nil, err, []*Tensor{t}))
+		}
+		var at ir.Attrs
+		at.Int(a)
+		outs, err := mlxbind.Op(t.stream, int(ir.Concatenate), []*mlxbind.Array{lo, hi}, at)
+		lo.Free()
+		hi.Free()
+		if err != nil {
+			panic(newError("String", nil, err, []*Tensor{t}))
+		}
+		if owned {
+			arr.Free()
+		}
+		arr, owned = outs[0], true
 	}
-	rec(0, 0)
+	if !owned {
+		return t.bytes("String")
+	}
+	b, err := arr.Bytes(t.stream)
+	if err != nil {
+		panic(newError("String", nil, err, []*Tensor{t}))
+	}
+	return b
+}
+
+// sliceAxis cuts x[..., start:stop, ...] along axis.
+func sliceAxis(s mlxbind.Stream, x *mlxbind.Array, axis, start, stop int) (*mlxbind.Array, error) {
+	shape := x.Shape()
+	starts := make([]int, len(shape))
+	stops := append([]int(nil), shape...)
+	strides := make([]int, len(shape))
+	for i := range strides {
+		strides[i] = 1
+	}
+	starts[axis], stops[axis] = start, stop
+	var at ir.Attrs
+	at.Ints(starts)
+	at.Ints(stops)
+	at.Ints(strides)
+	outs, err := mlxbind.Op(s, int(ir.Slice), []*mlxbind.Array{x}, at)
+	if err != nil {
+		return nil, err
+	}
+	return outs[0], nil
 }
 
 // shownIndices lists the indices along an axis of length n; -1 marks "…".
@@ -100,28 +164,34 @@ func shownIndices(n int, elide bool) []int {
 	return idx
 }
 
-func writeAxis(b *strings.Builder, cells map[int]string, shape []int, axis, base, width int, elide bool) {
+// writeAxis writes axis of the preview: axes holds each axis's shown
+// indices, kept how many of them the cells have along it (the cells are
+// the shown elements only, row-major), base the flat cell index so far.
+func writeAxis(b *strings.Builder, cells []string, axes [][]int, kept []int, axis, base, width int) {
 	b.WriteByte('[')
-	stride := product(shape[axis+1:])
-	last := axis == len(shape)-1
+	stride := product(kept[axis+1:])
+	last := axis == len(axes)-1
 	indent := strings.Repeat(" ", axis+1)
-	for k, i := range shownIndices(shape[axis], elide) {
+	pos := 0 // position among the shown indices along this axis
+	for k, i := range axes[axis] {
 		if k > 0 {
 			if last {
 				b.WriteByte(' ')
 			} else {
-				b.WriteString(strings.Repeat("\n", len(shape)-axis-1))
+				b.WriteString(strings.Repeat("\n", len(axes)-axis-1))
 				b.WriteString(indent)
 			}
 		}
 		switch {
 		case i < 0:
 			b.WriteString("…")
+			continue
 		case last:
-			fmt.Fprintf(b, "%*s", width, cells[base+i*stride])
+			fmt.Fprintf(b, "%*s", width, cells[base+pos*stride])
 		default:
-			writeAxis(b, cells, shape, axis+1, base+i*stride, width, elide)
+			writeAxis(b, cells, axes, kept, axis+1, base+pos*stride, width)
 		}
+		pos++
 	}
 	b.WriteByte(']')
 }

@@ -49,18 +49,30 @@ func nameMade(f any, name string) any {
 // outside the REPL's %jit, which passes its own name).
 func funcName(v reflect.Value) string {
 	if v.Kind() != reflect.Func || v.IsNil() {
-		return "func"
+		return anonymous
 	}
 	if e, ok := madeFuncs.Load(uintptr(closureOf(v.Interface()))); ok {
 		return e.(*madeName).name
 	}
 	f := runtime.FuncForPC(v.Pointer())
 	if f == nil {
-		return "func"
+		return anonymous
 	}
 	name := f.Name()
 	if strings.HasPrefix(name, "reflect.makeFuncStub") {
-		return "func"
+		return anonymous
 	}
 	return name[strings.LastIndex(name, "/")+1:]
+}
+
+// anonymous is funcName's name for a function it cannot name.
+const anonymous = "func"
+
+// inProse is a function's name for a sentence: "the function" for one
+// funcName cannot name (an interpreted function in the REPL).
+func inProse(name string) string {
+	if name == anonymous {
+		return "the function"
+	}
+	return name
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/emily-go/emily/mlxbind"
 )
@@ -28,15 +29,26 @@ func (t *Tensor) bytes(op string) []byte {
 // Bytes evaluates t and returns its raw row-major, little-endian bytes.
 func (t *Tensor) Bytes() []byte { return t.bytes("Bytes") }
 
-// readAs reads t as []T: a straight copy when t's dtype is same, else conv
-// per element.
+// readInto evaluates t and copies its row-major bytes into dst, which
+// has exactly t's size in bytes.
+func (t *Tensor) readInto(op string, dst []byte) {
+	t.mustConcrete(op)
+	if err := t.arr.ReadInto(t.stream, dst); err != nil {
+		panic(&Error{Op: op, Shapes: []string{describe(t)}, Err: err})
+	}
+}
+
+// readAs reads t as []T: when t's dtype is same, one copy from MLX's
+// buffer straight into the slice it returns; else conv per element.
 func readAs[T any](t *Tensor, op string, same mlxbind.DType, conv func(elems, int) T) []T {
-	b := t.bytes(op)
-	out := make([]T, t.Size())
+	t.mustConcrete(op)
 	if t.DType() == same {
-		copy(raw(out), b)
+		out := make([]T, t.Size())
+		t.readInto(op, raw(out))
 		return out
 	}
+	b := t.bytes(op)
+	out := make([]T, t.Size())
 	e := elems{b, t.DType()}
 	for i := range out {
 		out[i] = conv(e, i)
@@ -80,9 +92,13 @@ func (t *Tensor) ToInt8s() []int8 {
 	return readAs(t, "ToInt8s", mlxbind.Int8, func(e elems, i int) int8 { return int8(e.int64At(i)) })
 }
 
+// intDType is the dtype whose elements are laid out as Go's int: int64
+// where int has 64 bits (every platform MLX ships for), none otherwise.
+var intDType = map[bool]mlxbind.DType{true: mlxbind.Int64, false: -1}[unsafe.Sizeof(int(0)) == 8]
+
 // ToInts returns t's values as int.
 func (t *Tensor) ToInts() []int {
-	return readAs(t, "ToInts", -1, func(e elems, i int) int { return int(e.int64At(i)) })
+	return readAs(t, "ToInts", intDType, func(e elems, i int) int { return int(e.int64At(i)) })
 }
 
 // ToUint64s returns t's values as uint64.

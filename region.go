@@ -37,11 +37,14 @@ type regionOp struct {
 	types func(bodies []*ir.Body) ([][]int, []mlxbind.DType)
 	hint  string // the fix when building the region fails (MLX's transform refused)
 	fn    string // the user's function, named in errors (Grad's f), or ""
+	// check, when set, vets the traced bodies before the region is built:
+	// an error (with its fix) fails the op.
+	check func(bodies []*ir.Body) (fix string, err error)
 }
 
 // wrap prefixes err with the user's function's name, if known.
 func (rop *regionOp) wrap(err error) error {
-	if rop.fn == "" {
+	if rop.fn == "" || rop.fn == anonymous {
 		return err
 	}
 	return fmt.Errorf("%s: %w", rop.fn, err)
@@ -91,6 +94,11 @@ func applyRegion(rop regionOp) []*Tensor {
 			all = append(all, c)
 		}
 		r.Bodies = append(r.Bodies, body)
+	}
+	if rop.check != nil {
+		if fix, err := rop.check(r.Bodies); err != nil {
+			panic(newError(rop.name, &fix, rop.wrap(err), rop.operands))
+		}
 	}
 	nOut := rop.nOut(r.Bodies)
 	var shapes [][]int

@@ -275,6 +275,7 @@ func main() {
 
 	overheads(dev)
 	floorSteps(dev)
+	readbackSteps(dev)
 
 	all := map[string]map[string]float64{}
 	ws := workloads(dev)

@@ -160,3 +160,52 @@ func TestJitStatsMagic(t *testing.T) {
 		t.Errorf("stats table:\n%s", r.stdout)
 	}
 }
+
+// TestGradErrorInSession: a gradient of an interpreted function that
+// fails, jitted or not, says what is wrong in words a user can act on,
+// without naming reflect's stub that every interpreted function is.
+func TestGradErrorInSession(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, jitSetup)
+	for _, cell := range []string{
+		"emily.Jit(emily.Grad(f)).(func(*emily.Tensor) *emily.Tensor)(x)",
+		"emily.Grad(f).(func(*emily.Tensor) *emily.Tensor)(x)",
+	} {
+		r := run(t, s, cell)
+		if r.err == nil {
+			t.Fatalf("%s: no error", cell)
+		}
+		msg := r.err.Error()
+		for _, want := range []string{"the first result of the function is float32[3]", "0-d", "emily.Sum"} {
+			if !contains(msg, want) {
+				t.Errorf("%s: error %q lacks %q", cell, msg, want)
+			}
+		}
+		if contains(msg, "makeFuncStub") {
+			t.Errorf("%s: error names reflect's stub: %s", cell, msg)
+		}
+	}
+}
+
+// TestCellJitAnyOption: `%%jit` takes any option, not only the lane:
+// fallback=raise makes a hooked function fail for that cell only, and
+// debug=true prints the evaluator's nodes for that cell only.
+func TestCellJitAnyOption(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, `func h(x *emily.Tensor) *emily.Tensor {
+	return emily.Add(emily.Hook(emily.Mul(x, 2), "twice", func(*emily.Tensor) {}), 1)
+}`, "x := emily.FromSlice([]float32{1, 2})", "%jit h")
+	if r := run(t, s, "%%jit fallback=raise\nh(x)"); r.err == nil || !contains(r.err.Error(), "host hook twice") {
+		t.Errorf("h under %%%%jit fallback=raise: %v, want the lowering error", r.err)
+	}
+	if r := mustRun(t, s, "h(x)"); !strings.HasPrefix(r.res.Text, "Tensor float32[2]\n[3. 5.]") {
+		t.Errorf("h after the cell: %q, want the evaluator's result", r.res.Text)
+	}
+	r := mustRun(t, s, "%%jit debug=true\nh(x)")
+	if !contains(r.stdout, "debug h: node") {
+		t.Errorf("debug output missing under %%%%jit debug=true:\n%s", r.stdout)
+	}
+	if r := mustRun(t, s, "h(x)"); contains(r.stdout, "debug h:") {
+		t.Errorf("debug output after the cell:\n%s", r.stdout)
+	}
+}

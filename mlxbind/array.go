@@ -19,8 +19,11 @@ import (
 type Array struct {
 	h     C.emily_array
 	freed atomic.Bool // set once by Free; guards the double free
-	shape []int
-	dtype DType
+	// readOnGPU is set by the first readback on a GPU stream; such arrays
+	// count in readLive until freed (gcpressure.go says why).
+	readOnGPU atomic.Bool
+	shape     []int
+	dtype     DType
 }
 
 func newArray(h C.emily_array) *Array {
@@ -62,6 +65,7 @@ func (a *Array) Free() {
 	if a.freed.CompareAndSwap(false, true) {
 		C.emily_array_free(a.h)
 		runtime.SetFinalizer(a, nil)
+		a.forgetReadback()
 	}
 }
 
@@ -88,6 +92,7 @@ func (a *Array) Share() (*Array, error) {
 func (a *Array) release() {
 	if a.freed.CompareAndSwap(false, true) {
 		queueRelease(a.h)
+		a.forgetReadback()
 	}
 }
 
@@ -135,25 +140,51 @@ func FromBytes(data []byte, shape []int, dtype DType) (*Array, error) {
 // Bytes evaluates the array and returns a copy of its row-major bytes.
 // Strided results are made contiguous on stream s first.
 func (a *Array) Bytes(s Stream) ([]byte, error) {
-	h, err := a.handle("mlxbind.Bytes")
-	if err != nil {
+	out := make([]byte, a.Size()*a.dtype.Size())
+	if err := a.ReadInto(s, out); err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// ReadInto evaluates the array and copies its row-major bytes straight
+// into dst, which must be exactly its size: one copy from MLX's buffer, so
+// a caller that wants typed values passes a view of its typed slice's
+// memory rather than copying out of a byte slice a second time. dst is Go
+// memory without pointers, passed to C only for the call (cgo's rules).
+// Strided results are made contiguous on stream s first.
+func (a *Array) ReadInto(s Stream, dst []byte) error {
+	h, err := a.handle("mlxbind.ReadInto")
+	if err != nil {
+		return err
+	}
 	n := a.Size() * a.dtype.Size()
-	out := make([]byte, n)
+	if len(dst) != n {
+		return fmt.Errorf("mlxbind.ReadInto: destination has %d bytes, %v %s has %d", len(dst), a.shape, a.dtype, n)
+	}
 	var ptr unsafe.Pointer
 	if n > 0 {
-		ptr = unsafe.Pointer(&out[0])
+		ptr = unsafe.Pointer(&dst[0])
 	}
 	var msg *C.char
 	status := C.emily_array_to_bytes(h, ptr, C.size_t(n), s.index, &msg)
 	runtime.KeepAlive(a)
 	if err := takeError(status, msg, "to_bytes"); err != nil {
-		return nil, fmt.Errorf("mlxbind: evaluating %v %s: %w", a.shape, a.dtype, err)
+		return fmt.Errorf("mlxbind: evaluating %v %s: %w", a.shape, a.dtype, err)
 	}
+	readBack.Add(uint64(n))
+	noteReadback(a, s)
 	checkMemoryPressure()
-	return out, nil
+	return nil
 }
+
+// readBack counts the bytes copied out of MLX since the process started.
+var readBack atomic.Uint64
+
+// ReadBackBytes returns how many bytes readbacks (Bytes, ReadInto) have
+// copied out of MLX so far: tests use it to check that a preview of a large
+// tensor reads only the elements it shows.
+func ReadBackBytes() uint64 { return readBack.Load() }
 
 // Eval evaluates the arrays together.
 func Eval(arrays ...*Array) error {

@@ -8,6 +8,7 @@ import "C"
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,13 +30,69 @@ import (
 // for the MLX lock behind a busy eval loop, the estimate was stale, the
 // threshold doubled on every collection, and a benchmark on an H200 still
 // peaked at 53 GB.
-const minGCThreshold = 256 << 20
+//
+// Bytes are not the only cost on CUDA. MLX's CUDA allocator gives a result
+// it cannot take from its cache a fresh device buffer, and reading that
+// buffer on the host (any readback) first moves it to managed memory:
+// cudaMallocManaged, a copy and a free, ~150 µs for a 16-byte array on an
+// H200, where a buffer recycled from the cache has moved already (MLX
+// 0.32, backend/cuda/allocator.cpp, move_to_unified_memory). Python frees
+// a result as soon as it is dropped, so MLX Python's loops always find one;
+// a Go loop of small readbacks whose results wait for Go's collector (a few
+// bytes each, far from the byte threshold, and Go collects only every few
+// MB of its own allocations, thousands of calls) paid the move on every
+// call: `emily.Add` + `ToFloat32s` was 184 µs left to the GC against 29 µs
+// freed. On the CPU the same loop costs the same either way (no move). So
+// arrays read back on a GPU stream are counted until freed, and when the
+// count passes readLive's threshold (twice the count after a collection,
+// at least minReadLive) a collection runs: the read-back buffers it finds
+// go back to MLX's cache, already managed, for the next calls. Nothing
+// changes for CPU streams, and arrays never read back do not count (a
+// GPU-resident chain's intermediates have nothing to gain).
+const (
+	minGCThreshold = 256 << 20
+	minReadLive    = 64
+)
+
+// readLive counts arrays read back on a GPU stream and not yet freed or
+// finalized.
+var readLive atomic.Int64
+
+// noteReadback counts a in readLive after its first readback on a GPU stream.
+func noteReadback(a *Array, s Stream) {
+	if s.device == GPU && a.readOnGPU.CompareAndSwap(false, true) {
+		readLive.Add(1)
+	}
+}
+
+// forgetReadback takes a freed (or finalized) array out of readLive.
+func (a *Array) forgetReadback() {
+	if a.readOnGPU.Load() {
+		readLive.Add(-1)
+	}
+}
+
+// SetReadbackCollect sets the smallest number of live read-back GPU arrays
+// that runs a collection (0: never; default minReadLive) and returns the
+// previous setting. The bench turns it off to measure what it saves.
+func SetReadbackCollect(n int) (previous int) {
+	pressure.Lock()
+	defer pressure.Unlock()
+	previous = int(pressure.minRead.Load())
+	pressure.minRead.Store(int64(n))
+	pressure.readThreshold = int64(n)
+	return previous
+}
 
 var pressure struct {
 	sync.Mutex
-	threshold uint64
-	collected bool // a collection ran and no estimate of live memory was taken since
+	threshold     uint64
+	minRead       atomic.Int64 // the floor of readThreshold; 0 turns the count off
+	readThreshold int64        // the readLive count that runs a collection
+	collected     bool         // a collection ran and no estimate of live memory was taken since
 }
+
+func init() { pressure.minRead.Store(minReadLive) }
 
 var released struct {
 	sync.Mutex
@@ -82,6 +139,11 @@ func relieveMemoryPressure(active uint64) {
 	if pressure.threshold == 0 {
 		pressure.threshold = minGCThreshold
 	}
+	minRead := pressure.minRead.Load()
+	if pressure.readThreshold == 0 {
+		pressure.readThreshold = minRead
+	}
+	live := readLive.Load()
 	if pressure.collected {
 		// The live estimate must not count what was just freed.
 		if freed > 0 {
@@ -91,9 +153,10 @@ func relieveMemoryPressure(active uint64) {
 		}
 		pressure.collected = false
 		pressure.threshold = max(minGCThreshold, 2*active)
+		pressure.readThreshold = max(minRead, 2*live)
 		return
 	}
-	if active >= pressure.threshold {
+	if active >= pressure.threshold || (minRead > 0 && live >= pressure.readThreshold) {
 		collectAndFinalize()
 		pressure.collected = true
 	}

@@ -1,0 +1,92 @@
+package mlxbind
+
+import (
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+// readLoop makes n small arrays on s, reads each back and drops it without
+// Free (as eager code does), with Go's own collector off so that only the
+// pressure check can collect; it returns the most read-back arrays that
+// were live at once.
+func readLoop(t *testing.T, s Stream, n int) int64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	src, err := FromBytes(f32Bytes(1, 2, 3, 4), []int{4}, Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Free()
+	add := opcode(t, "add")
+	before, peak := readLive.Load(), int64(0)
+	for i := 0; i < n; i++ {
+		out, err := Op(s, add, []*Array{src, src}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]byte, 16)
+		if err := out[0].ReadInto(s, dst); err != nil {
+			t.Fatal(err)
+		}
+		peak = max(peak, readLive.Load()-before)
+	}
+	return peak
+}
+
+// TestCPUReadbacksDoNotCount: on the CPU a fresh buffer costs no move to
+// managed memory, so readbacks there never add to the count that runs
+// collections.
+func TestCPUReadbacksDoNotCount(t *testing.T) {
+	if peak := readLoop(t, cpuStream(t), 3*minReadLive); peak != 0 {
+		t.Fatalf("CPU readbacks counted: %d live", peak)
+	}
+}
+
+// TestDroppedGPUReadbacksAreCollected: on a GPU, arrays read back and
+// dropped without Free are collected once there are minReadLive of them
+// (or twice what a collection left), so their buffers, moved to managed
+// memory by the readback, go back to MLX's cache instead of every new
+// result paying the move (gcpressure.go).
+func TestDroppedGPUReadbacksAreCollected(t *testing.T) {
+	if !GPU.Available() {
+		t.Skip("no GPU in this MLX build; the CPU side is TestCPUReadbacksDoNotCount")
+	}
+	s, err := DefaultStream(GPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak := readLoop(t, s, 10*minReadLive); peak > 3*minReadLive {
+		t.Fatalf("%d GPU readbacks dropped without Free: up to %d stayed live, want at most %d", 10*minReadLive, peak, 3*minReadLive)
+	}
+}
+
+// TestReadIntoChecksTheSize: a destination of the wrong size is an error
+// naming both sizes, not a short or overlong copy.
+func TestReadIntoChecksTheSize(t *testing.T) {
+	s := cpuStream(t)
+	a := mustArray(t, []int{2}, 1, 2)
+	defer a.Free()
+	if err := a.ReadInto(s, make([]byte, 4)); err == nil || !contains(err.Error(), "4 bytes", "8") {
+		t.Fatalf("short destination: %v", err)
+	}
+	before := ReadBackBytes()
+	dst := make([]byte, 8)
+	if err := a.ReadInto(s, dst); err != nil {
+		t.Fatal(err)
+	}
+	if got := f32s(t, dst); got[0] != 1 || got[1] != 2 {
+		t.Fatalf("read %v", got)
+	}
+	if n := ReadBackBytes() - before; n != 8 {
+		t.Fatalf("the counter moved by %d bytes, want 8", n)
+	}
+}
+
+func contains(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
