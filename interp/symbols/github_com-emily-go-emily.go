@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/emily-go/emily"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -136,6 +138,7 @@ func init() {
 		"FromSlice":                       reflect.ValueOf(emily.FromSlice),
 		"Full":                            reflect.ValueOf(emily.Full),
 		"FullOf":                          reflect.ValueOf(emily.FullOf),
+		"FuseCXXFlagsEnv":                 reflect.ValueOf(constant.MakeFromLiteral("\"EMILY_FUSE_CXXFLAGS\"", token.STRING, 0)),
 		"Gelu":                            reflect.ValueOf(emily.Gelu),
 		"GeluTanh":                        reflect.ValueOf(emily.GeluTanh),
 		"Grad":                            reflect.ValueOf(emily.Grad),
