@@ -16,7 +16,7 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: run test setup mlx venv minilm chromium build test-go test-race test-py test-corpus test-fuzz lint bench clean kernel-install generate check-generated fuzz soak
+.PHONY: run test setup mlx venv minilm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-minilm clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
@@ -91,6 +91,15 @@ soak: build venv
 bench: build
 	@scripts/setup-bench-venv.sh
 	$(GO) run ./bench -python .venv-bench/bin/python
+
+# all-MiniLM-L6-v2's sentences/s at batch 1 and 32 in the native and fuse
+# lanes beside sentence-transformers on torch CPU, interleaved (bench/minilm,
+# bench/minilm_torch.py; BENCHMARKS.md). TORCH_PYTHON: a Python with torch
+# and sentence-transformers (tests/minilm_reference.py says how to make
+# /tmp/st-venv). About 3 minutes on 2 cores; not part of make bench.
+TORCH_PYTHON ?= /tmp/st-venv/bin/python
+bench-minilm: mlx minilm
+	$(GO) run ./bench/minilm -python $(TORCH_PYTHON) -torch-threads 0,1
 
 kernel-install: build
 	./$(BIN) install --user

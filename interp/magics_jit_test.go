@@ -186,3 +186,26 @@ func TestGradErrorInSession(t *testing.T) {
 		}
 	}
 }
+
+// TestCellJitAnyOption: `%%jit` takes any option, not only the lane:
+// fallback=raise makes a hooked function fail for that cell only, and
+// debug=true prints the evaluator's nodes for that cell only.
+func TestCellJitAnyOption(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, `func h(x *emily.Tensor) *emily.Tensor {
+	return emily.Add(emily.Hook(emily.Mul(x, 2), "twice", func(*emily.Tensor) {}), 1)
+}`, "x := emily.FromSlice([]float32{1, 2})", "%jit h")
+	if r := run(t, s, "%%jit fallback=raise\nh(x)"); r.err == nil || !contains(r.err.Error(), "host hook twice") {
+		t.Errorf("h under %%%%jit fallback=raise: %v, want the lowering error", r.err)
+	}
+	if r := mustRun(t, s, "h(x)"); !strings.HasPrefix(r.res.Text, "Tensor float32[2]\n[3. 5.]") {
+		t.Errorf("h after the cell: %q, want the evaluator's result", r.res.Text)
+	}
+	r := mustRun(t, s, "%%jit debug=true\nh(x)")
+	if !contains(r.stdout, "debug h: node") {
+		t.Errorf("debug output missing under %%%%jit debug=true:\n%s", r.stdout)
+	}
+	if r := mustRun(t, s, "h(x)"); contains(r.stdout, "debug h:") {
+		t.Errorf("debug output after the cell:\n%s", r.stdout)
+	}
+}

@@ -1,4 +1,5 @@
-// Package plot draws tensors in one call: Line, XY, Scatter and Hist return
+// Package plot draws tensors in one call: Line, XY, Scatter, Hist and
+// Heatmap return
 // a *Figure, which a notebook shows inline as a PNG image and a terminal
 // as the path of a saved PNG file. Drawing is gonum.org/v1/plot's, the
 // maintained pure-Go plotting library (no cgo, no system fonts needed).
@@ -9,6 +10,8 @@ import (
 	"fmt"
 	"image/png"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/display"
@@ -23,7 +26,8 @@ import (
 // Figure is a plot ready to show, save or refine (Title, Labels, Size).
 type Figure struct {
 	p    *gplot.Plot
-	w, h int // pixels
+	w, h int   // pixels
+	heat *heat // set for a heat map
 }
 
 // dpi is the resolution of the PNG: 96, a screen's, so that a Figure of
@@ -148,7 +152,7 @@ func (f *Figure) Size(width, height int) *Figure {
 // PNG renders the figure as a PNG image.
 func (f *Figure) PNG() ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(vg.Length(f.w)*vg.Inch/dpi, vg.Length(f.h)*vg.Inch/dpi), vgimg.UseDPI(dpi))
-	f.p.Draw(draw.New(c))
+	f.draw(draw.New(c))
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, c.Image()); err != nil {
 		return nil, fmt.Errorf("plot: encoding the PNG: %v", err)
@@ -159,7 +163,21 @@ func (f *Figure) PNG() ([]byte, error) {
 // Save writes the figure to path as PNG (or SVG, PDF, EPS by the
 // extension, through gonum's Save).
 func (f *Figure) Save(path string) error {
-	return f.p.Save(vg.Length(f.w)*vg.Inch/dpi, vg.Length(f.h)*vg.Inch/dpi, path)
+	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	c, err := draw.NewFormattedCanvas(vg.Length(f.w)*vg.Inch/dpi, vg.Length(f.h)*vg.Inch/dpi, format)
+	if err != nil {
+		return fmt.Errorf("plot: saving %s: %v; name the file .png, .svg, .pdf, .eps, .jpg or .tiff", path, err)
+	}
+	f.draw(draw.New(c))
+	file, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("plot: saving the figure: %v", err)
+	}
+	if _, err := c.WriteTo(file); err != nil {
+		file.Close()
+		return fmt.Errorf("plot: writing %s: %v", path, err)
+	}
+	return file.Close()
 }
 
 func (f *Figure) object() *display.Object {

@@ -47,6 +47,15 @@ python3 -m zipfile -e "$pack"/wheels/mlx-*-cp312-*.whl .deps/mlx/
 readelf -d bin/emily-repl | grep -E 'RUNPATH|RPATH' | tee -a "$out/gpu.txt"
 ./bin/emily-repl version 2>&1 | tee -a "$out/gpu.txt"
 
+# GPU_CHECK=minilm (named on its own, not part of "all"; a pack made with
+# GPU_PACK_MINILM=1): the MiniLM bench, Emily on the GPU beside torch CUDA
+# (sentence-transformers when that Python has it, else plain torch on the
+# same weights).
+if [[ ",${GPU_CHECK:-all}," == *",minilm,"* ]]; then
+  ./bin/bench-minilm -device gpu -python "${TORCH_PYTHON:-/opt/torch/.venv/bin/python}" -torch-device cuda \
+    -json "$out/minilm.json" 2>&1 | tee "$out/bench-minilm-gpu.log"
+fi
+
 # The op check: every op of the spec eagerly and in every lane on the GPU
 # (its own lane comparison), operands and results brought back for
 # EMILY_OPCHECK_DIR=... pytest tests/test_ops_numpy.py here.

@@ -41,11 +41,12 @@ for pkg in $pkgs; do
 done
 go build -o "$bin/emily-repl" ./cmd/emily-repl
 go build -o "$bin/bench" ./bench
+go build -o "$bin/bench-minilm" ./bench/minilm
 go build -o "$bin/opcheck" ./internal/opcheck/run
 g++ -std=c++20 -O2 -I.deps/mlx/mlx/include bench/control/chain.cc -L.deps/mlx/mlx/lib -lmlx \
   -Wl,-rpath,'$ORIGIN/../.deps/mlx/mlx/lib' -o "$bin/chain"
 shopt -s nullglob
-gzip -9 "$bin"/*.test "$bin"/opcheck "$bin"/emily-repl "$bin"/bench "$bin"/chain
+gzip -9 "$bin"/*.test "$bin"/opcheck "$bin"/emily-repl "$bin"/bench "$bin"/bench-minilm "$bin"/chain
 
 pipargs=(--quiet --no-deps --only-binary=:all: --platform manylinux_2_35_x86_64
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --implementation cp)

@@ -1,5 +1,6 @@
 """Every notebook under notebooks/ runs top to bottom with nbclient, the
 library behind `jupyter nbconvert --execute`, on the emily kernel."""
+import base64
 import os
 import pathlib
 
@@ -153,3 +154,42 @@ def test_sentence_embeddings_match_sentence_transformers():
     np.testing.assert_allclose(numbers(texts[-1]), (E @ E.T).ravel(), atol=1e-5)
     assert "cafe naive resume : super ##cal" in texts[1]
     assert "Someone is having a meal.      -> A man is eating food." in texts[-2]
+
+
+# What each query of notebooks/semantic-search.ipynb is about: its three
+# best answers must all come from that topic of the notebook's corpus
+# (sentence-transformers on torch ranks them so too, each with a margin
+# of at least 0.02 in cosine over the best sentence of another topic).
+SEARCH_TOPICS = {
+    "How do I bake bread at home?": "cooking",
+    "Who won the football game?": "sport",
+    "Exploring other planets": "space",
+    "How do I fix a failing build?": "programming",
+    "A live classical music performance": "music",
+    "Will I need an umbrella?": "weather",
+}
+
+
+def png_size(data):
+    """Width and height from a PNG's IHDR chunk."""
+    raw = base64.b64decode(data)
+    assert raw[:8] == b"\x89PNG\r\n\x1a\n", raw[:8]
+    return int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
+
+
+def test_semantic_search_answers_by_topic():
+    nb = nbformat.read(NOTEBOOKS[0].parent / "semantic-search.ipynb", as_version=4)
+    NotebookClient(nb, kernel_name="emily", timeout=120).execute()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    texts = [outputs_text(c) for c in code]
+    assert texts[1].strip() == "[36 384]", texts[1]
+    answers = dict(line.split(" | ") for line in texts[4].strip().splitlines())
+    assert set(answers) == set(SEARCH_TOPICS), answers
+    for query, topic in SEARCH_TOPICS.items():
+        assert answers[query].split() == [topic] * 3, (query, answers[query])
+    table = [o["data"]["text/markdown"] for o in code[3].outputs if "text/markdown" in o.get("data", {})]
+    assert len(table) == 1 and table[0].count("\n| ") == 3 * len(SEARCH_TOPICS), table
+    images = [o["data"]["image/png"] for o in code[5].outputs if "image/png" in o.get("data", {})]
+    assert len(images) == 1 and png_size(images[0]) == (900, 760), [o.get("data", {}).keys() for o in code[5].outputs]
+    same, other = (float(w.rstrip(",")) for w in texts[6].split()[2:6:3])
+    assert same > other + 0.1, texts[6]

@@ -10,6 +10,7 @@ import (
 func init() {
 	Symbols["github.com/emily-go/emily/plot/plot"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Heatmap": reflect.ValueOf(plot.Heatmap),
 		"Hist":    reflect.ValueOf(plot.Hist),
 		"Line":    reflect.ValueOf(plot.Line),
 		"Scatter": reflect.ValueOf(plot.Scatter),
