@@ -49,9 +49,16 @@ import (
 // go back to MLX's cache, already managed, for the next calls. Nothing
 // changes for CPU streams, and arrays never read back do not count (a
 // GPU-resident chain's intermediates have nothing to gain).
+//
+// A collection's cost grows with Go's heap (a REPL's interpreter state can
+// make it tens of ms), so after each one the count threshold is also at
+// least the collection's duration divided by readbackMove, about what a
+// fresh readback costs: the collections then cost no more than the moves
+// they save, whatever the heap.
 const (
 	minGCThreshold = 256 << 20
 	minReadLive    = 64
+	readbackMove   = 100 * time.Microsecond
 )
 
 // readLive counts arrays read back on a GPU stream and not yet freed or
@@ -87,9 +94,10 @@ func SetReadbackCollect(n int) (previous int) {
 var pressure struct {
 	sync.Mutex
 	threshold     uint64
-	minRead       atomic.Int64 // the floor of readThreshold; 0 turns the count off
-	readThreshold int64        // the readLive count that runs a collection
-	collected     bool         // a collection ran and no estimate of live memory was taken since
+	minRead       atomic.Int64  // the floor of readThreshold; 0 turns the count off
+	readThreshold int64         // the readLive count that runs a collection
+	lastCollect   time.Duration // how long the last collection took
+	collected     bool          // a collection ran and no estimate of live memory was taken since
 }
 
 func init() { pressure.minRead.Store(minReadLive) }
@@ -153,11 +161,13 @@ func relieveMemoryPressure(active uint64) {
 		}
 		pressure.collected = false
 		pressure.threshold = max(minGCThreshold, 2*active)
-		pressure.readThreshold = max(minRead, 2*live)
+		pressure.readThreshold = max(minRead, 2*live, int64(pressure.lastCollect/readbackMove))
 		return
 	}
 	if active >= pressure.threshold || (minRead > 0 && live >= pressure.readThreshold) {
+		start := time.Now()
 		collectAndFinalize()
+		pressure.lastCollect = time.Since(start)
 		pressure.collected = true
 	}
 }
