@@ -338,12 +338,17 @@ func TestWhileMemoryFollowsStateNotTrips(t *testing.T) {
 		p1k, _ := measure(1000)
 		p10k, leak := measure(10000)
 		t.Logf("%s: peak growth over 10 iterations %d bytes, over 1,000 %d, over 10,000 %d", name, p10, p1k, p10k)
-		// On the GPU a few states are still in flight when the next
-		// iteration allocates (MLX's CUDA backend keeps a kernel's buffers
-		// until it completes), so the bound is the larger of the short
-		// runs' peaks: memory that followed the trip count would grow by
-		// 9,000 states between 1,000 and 10,000 iterations.
-		if p10k > max(p10, p1k)+2*state {
+		// The bound is the larger of the short runs' peaks plus a few
+		// states: memory that followed the trip count would grow by 9,000
+		// states between 1,000 and 10,000 iterations. On the GPU, states
+		// are still in flight when later iterations allocate (MLX's CUDA
+		// backend keeps a kernel's buffers until it completes): the H200
+		// showed 1, 3 and 6 states at 10, 1,000 and 10,000 iterations.
+		slack := int64(2 * state)
+		if emily.DefaultDevice() == "gpu" {
+			slack = 16 * state
+		}
+		if p10k > max(p10, p1k)+slack {
 			t.Errorf("%s: peak memory grew by %d bytes over 10,000 iterations, %d over 1,000, %d over 10: memory follows the trip count", name, p10k, p1k, p10)
 		}
 		if leak > state {

@@ -309,7 +309,7 @@ std::vector<mx::array> op_real(const OpArgs& args) {
 std::vector<mx::array> op_imag(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::imag(x, s));
+  return outputs(mx::issubdtype(x.dtype(), mx::complexfloating) ? mx::imag(x, s) : mx::zeros_like(x, s));
 }
 
 // StopGradient

@@ -104,7 +104,7 @@ var unaryOps = []Op{
 	// Complex parts, and gradients
 	unary("Conj", "conjugate", "np.conj(x)", "returns the complex conjugate of x (real tensors are returned as they are).", append(DTypeSet{"complex64"}, Floats...), AnyValue),
 	unary("Real", "real", "np.real(x)", "returns the real part of x: float32 for complex64, x itself for real dtypes.", append(DTypeSet{"complex64"}, Floats...), AnyValue),
-	unary("Imag", "imag", "np.imag(x)", "returns the imaginary part of x: float32 for complex64, zeros for real dtypes.", append(DTypeSet{"complex64"}, Floats...), AnyValue),
+	realZerosOnStream(unary("Imag", "imag", "np.imag(x)", "returns the imaginary part of x: float32 for complex64, zeros for real dtypes.", append(DTypeSet{"complex64"}, Floats...), AnyValue)),
 	{Name: "StopGradient", Inputs: []string{"x"}, Method: true, Cpp: "mx::stop_gradient(x, s)", MLX: "mx.stop_gradient",
 		NumPy: "x", DTypes: AllTypes,
 		Doc: "returns x unchanged, but gradients do not flow through it: under Grad it is a constant."},
@@ -113,3 +113,13 @@ var unaryOps = []Op{
 // f32precision marks an op whose float64 result MLX's CPU backend computes
 // at float32 precision (through MLX's single-precision exp, sin, cos, erf).
 func f32precision(op Op) Op { op.Tol64 = 1e-6; return op }
+
+// realZerosOnStream: MLX's imag of a real array returns zeros_like(a)
+// without the stream it was given, so the zeros land on MLX's default
+// device: on a GPU machine, Imag of a float64 CPU tensor failed with
+// "float64 is not supported on the GPU" (seen on the H200). The core makes
+// the zeros on the op's own stream.
+func realZerosOnStream(op Op) Op {
+	op.Cpp = "mx::issubdtype(x.dtype(), mx::complexfloating) ? mx::imag(x, s) : mx::zeros_like(x, s)"
+	return op
+}
