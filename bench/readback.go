@@ -106,9 +106,12 @@ func readbackSteps(dev string) {
 	fmt.Printf("  %-60s %s first 500, %s last 500  (%d Go collections; Go allocates %d B a call)\n",
 		fmt.Sprintf("  same, %d calls in a row", long), human(first[250]), human(last[250]), m1.NumGC-m0.NumGC,
 		(m1.TotalAlloc-m0.TotalAlloc)/long)
-	mlxbind.SetReadbackCollect(prev)
+	// The trigger is off by default (mlxbind/gcpressure.go): on here at 64
+	// live readbacks, its experiment's setting.
+	mlxbind.SetReadbackCollect(64)
 	runtime.GC()
-	gcStep(fmt.Sprintf("emily.Add + ToFloat32s, left to the GC (trigger at %d)", prev))
+	gcStep("emily.Add + ToFloat32s, left to the GC (trigger at 64)")
+	mlxbind.SetReadbackCollect(prev)
 	fmt.Println()
 
 	fmt.Println("large readback (one copy) and preview (only what it shows):")
