@@ -25,18 +25,24 @@ func TestFigurePNGSize(t *testing.T) {
 		"scatter": Scatter(x, emily.Mul(x, x)).Title("squares").Labels("x", "x²"),
 		"hist":    Hist(x, 0).Size(300, 150),
 	} {
-		data, err := f.PNG()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		img, err := png.Decode(bytes.NewReader(data))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if got := img.Bounds().Size(); got.X != f.w || got.Y != f.h {
+		if got := renderPNG(t, name, f).Bounds().Size(); got.X != f.w || got.Y != f.h {
 			t.Errorf("%s: image is %v, want %dx%d", name, got, f.w, f.h)
 		}
 	}
+}
+
+// renderPNG draws f as PNG and decodes it, failing the test on any error.
+func renderPNG(t *testing.T, what string, f *Figure) image.Image {
+	t.Helper()
+	data, err := f.PNG()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return img
 }
 
 func TestErrorsNameShapeAndFix(t *testing.T) {
@@ -57,15 +63,7 @@ func TestHeatmapPNGSize(t *testing.T) {
 		"one cell": Heatmap(emily.Full(7, 1, 1)).Size(200, 100), // one value, and too narrow for a colour bar
 		"big":      Heatmap(emily.Arange(120*90).Reshape(120, 90)),
 	} {
-		data, err := f.PNG()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		img, err := png.Decode(bytes.NewReader(data))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if got := img.Bounds().Size(); got.X != f.w || got.Y != f.h {
+		if got := renderPNG(t, name, f).Bounds().Size(); got.X != f.w || got.Y != f.h {
 			t.Errorf("%s: image is %v, want %dx%d", name, got, f.w, f.h)
 		}
 	}
@@ -86,14 +84,7 @@ func pixel(t *testing.T, f *Figure, img image.Image, rows, cols, row, col int) c
 func TestHeatmapDrawsRowZeroOnTopInViridis(t *testing.T) {
 	nan := float32(math.NaN())
 	f := Heatmap(emily.FromSlice([]float32{0, 1, 2, nan, 2, 0}, 2, 3))
-	data, err := f.PNG()
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := renderPNG(t, "heat map", f)
 	near := func(c color.NRGBA, want color.Color) bool {
 		w := color.NRGBAModel.Convert(want).(color.NRGBA)
 		d := func(a, b uint8) int { return max(int(a)-int(b), int(b)-int(a)) }
@@ -114,12 +105,7 @@ func TestHeatmapDrawsRowZeroOnTopInViridis(t *testing.T) {
 
 	// With the scale fixed to [0, 1], 1 is its top and 2 beyond it.
 	f = Heatmap(emily.FromSlice([]float32{0, 1, 2, nan, 2, 0}, 2, 3)).ColorRange(0, 1)
-	if data, err = f.PNG(); err != nil {
-		t.Fatal(err)
-	}
-	if img, err = png.Decode(bytes.NewReader(data)); err != nil {
-		t.Fatal(err)
-	}
+	img = renderPNG(t, "heat map with ColorRange(0, 1)", f)
 	for _, c := range [][2]int{{0, 1}, {0, 2}, {1, 1}} {
 		if got := pixel(t, f, img, 2, 3, c[0], c[1]); !near(got, high) {
 			t.Errorf("ColorRange(0, 1): cell %v is %v, want the top colour %v", c, got, high)
