@@ -94,18 +94,26 @@ def test_kmeans_reaches_numpys_centroids():
     np.testing.assert_allclose(numbers(texts[-1]), C.ravel(), rtol=1e-4, atol=1e-4)
 
 
+def numpy_softmax_regression(X, Y, steps, lr):
+    """Full-batch gradient descent on the mean cross-entropy of softmax(X W
+    + b), the gradient written out, from zero weights: the reference the
+    notebooks' training loops are checked against."""
+    W = np.zeros((X.shape[1], Y.shape[1]), np.float32)
+    b = np.zeros(Y.shape[1], np.float32)
+    for _ in range(steps):
+        logits = X @ W + b
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        p = e / e.sum(1, keepdims=True)
+        g = (p - Y) / np.float32(len(X))
+        W, b = W - (X.T @ g) * lr, b - g.sum(0) * lr
+    return W, b
+
+
 def test_softmax_regression_reaches_numpys_weights():
     texts = run("softmax-regression.ipynb")
     X, labels = example_data()
     Y = (labels[:, None] == np.arange(3)).astype(np.float32)
-    W = np.zeros((2, 3), np.float32)
-    b = np.zeros(3, np.float32)
-    for _ in range(200):
-        logits = X @ W + b
-        e = np.exp(logits - logits.max(1, keepdims=True))
-        p = e / e.sum(1, keepdims=True)
-        g = (p - Y) / 300
-        W, b = W - (X.T @ g) * 0.1, b - g.sum(0) * 0.1
+    W, b = numpy_softmax_regression(X, Y, steps=200, lr=0.1)
     np.testing.assert_allclose(numbers(texts[-2]), W.ravel(), rtol=1e-3, atol=1e-4)
     accuracy = float(texts[-1])
     want = ((X @ W + b).argmax(1) == labels).mean()
@@ -123,14 +131,7 @@ def test_digits_softmax_with_value_and_grad():
     Y = (labels[:, None] == np.arange(10)).astype(np.float32)
     test = np.arange(len(X)) % 4 == 0
     Xtr, Ytr = X[~test], Y[~test]
-    W = np.zeros((64, 10), np.float32)
-    b = np.zeros(10, np.float32)
-    for _ in range(500):
-        logits = Xtr @ W + b
-        e = np.exp(logits - logits.max(1, keepdims=True))
-        p = e / e.sum(1, keepdims=True)
-        g = (p - Ytr) / np.float32(len(Xtr))
-        W, b = W - Xtr.T @ g, b - g.sum(0)
+    W, b = numpy_softmax_regression(Xtr, Ytr, steps=500, lr=1)
     logits = Xtr @ W + b
     m = logits.max(1, keepdims=True)
     want_loss = float(np.mean(np.log(np.exp(logits - m).sum(1)) + m[:, 0] - (logits * Ytr).sum(1)))
