@@ -80,9 +80,13 @@ func (a *Array) forgetReadback() {
 }
 
 // SetReadbackCollect sets the smallest number of live read-back GPU arrays
-// that runs a collection (0, the default: never; minReadLive was the
-// experiment's setting) and returns the
-// previous setting. The bench turns it off to measure what it saves.
+// that runs a collection (0: never) and returns the previous setting; the
+// bench turns it on and off to measure what it saves. It is off by default
+// (minRead's zero value): on the H200 (BENCHMARKS.md, 2026-11-30) the loop
+// left to the GC cost 157.6 µs with it at minReadLive and 114.5 µs without,
+// and even freed results cost 135–210 µs in that part of the run against
+// 21.5 µs in an earlier one, so the move is not the whole floor. It stays
+// as an experiment.
 func SetReadbackCollect(n int) (previous int) {
 	pressure.Lock()
 	defer pressure.Unlock()
@@ -100,13 +104,6 @@ var pressure struct {
 	lastCollect   time.Duration // how long the last collection took
 	collected     bool          // a collection ran and no estimate of live memory was taken since
 }
-
-// The count is off by default: on the H200 (BENCHMARKS.md, 2026-11-30) the
-// loop left to the GC cost 157.6 µs with it and 114.5 µs without, and even
-// freed results cost 135–210 µs in that part of the run against 21.5 µs in
-// an earlier one, so the move is not the whole floor. It stays as an
-// experiment: SetReadbackCollect(64) turns it on.
-func init() { pressure.minRead.Store(0) }
 
 var released struct {
 	sync.Mutex
