@@ -276,6 +276,7 @@ func main() {
 	overheads(dev)
 	floorSteps(dev)
 	readbackSteps(dev)
+	constantSteps(dev)
 
 	all := map[string]map[string]float64{}
 	ws := workloads(dev)

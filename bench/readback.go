@@ -31,7 +31,26 @@ func readbackSteps(dev string) {
 	mlxbind.Eval(raw)
 	add := int(ir.Add)
 	a := emily.Ones(4).Eval()
-	fmt.Println("small readback, result freed or not (4 floats):")
+	// On MLX's CUDA backend the block runs twice: with GPU buffers read
+	// straight out (the default, mlxbind/devread.cc) and through MLX's move
+	// to managed memory (what every readback did before).
+	if mlxbind.DirectReadAvailable() {
+		fmt.Println("small readback, result freed or not (4 floats), direct device read:")
+		smallReadbacks(s, add, raw, a)
+		prev := mlxbind.SetDirectReadMax(0)
+		fmt.Println("small readback, result freed or not (4 floats), MLX's move to managed memory:")
+		smallReadbacks(s, add, raw, a)
+		mlxbind.SetDirectReadMax(prev)
+	} else {
+		fmt.Println("small readback, result freed or not (4 floats):")
+		smallReadbacks(s, add, raw, a)
+	}
+	freshReadbacks()
+	largeReadbacks()
+}
+
+// smallReadbacks is the block of small-readback steps described above.
+func smallReadbacks(s mlxbind.Stream, add int, raw *mlxbind.Array, a *emily.Tensor) {
 	var held []*mlxbind.Array
 	freeHeld := func() {
 		for _, h := range held {
@@ -113,7 +132,51 @@ func readbackSteps(dev string) {
 	gcStep("emily.Add + ToFloat32s, left to the GC (trigger at 64)")
 	mlxbind.SetReadbackCollect(prev)
 	fmt.Println()
+}
 
+// freshReadbacks times reading back a fresh result of each size (an add,
+// then ToFloat32s, then Free) against the add evaluated and freed without
+// a readback, and, on MLX's CUDA backend, the direct device read against
+// MLX's move: the difference is what the readback costs, and where the
+// two paths cross is where mlxbind's direct-read limit belongs.
+func freshReadbacks() {
+	fmt.Println("readback of a fresh result by size (add, read, free; minus add, eval, free):")
+	for _, n := range []int{4, 1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22} {
+		x := emily.Ones(n).Eval()
+		evalOnly := timeit(func() {
+			y := emily.Add(x, x).Eval()
+			y.Free()
+		})
+		read := func() float64 {
+			return timeit(func() {
+				y := emily.Add(x, x)
+				y.ToFloat32s()
+				y.Free()
+			})
+		}
+		line := fmt.Sprintf("  %8d f32: add+eval %s", n, human(evalOnly))
+		if mlxbind.DirectReadAvailable() {
+			prev := mlxbind.SetDirectReadMax(1 << 30)
+			direct := read()
+			mlxbind.SetDirectReadMax(0)
+			moved := read()
+			mlxbind.SetDirectReadMax(prev)
+			line += fmt.Sprintf("  +read direct %s  +read via MLX's move %s", human(direct-evalOnly), human(moved-evalOnly))
+		} else {
+			line += fmt.Sprintf("  +read %s", human(read()-evalOnly))
+		}
+		fmt.Println(line)
+		x.Free()
+	}
+	fmt.Println()
+}
+
+// largeReadbacks: one copy for a same-dtype read against Bytes, and a
+// preview that reads only what it shows against reading the whole tensor.
+func largeReadbacks() {
+	step := func(name string, fn func()) {
+		fmt.Printf("  %-60s %s\n", name, human(timeit(fn)))
+	}
 	fmt.Println("large readback (one copy) and preview (only what it shows):")
 	r := normal(1, 1<<20)
 	step("Bytes of 1M f32", func() { r.Bytes() })

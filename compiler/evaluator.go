@@ -62,7 +62,10 @@ func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array, dbg *debug
 		case ir.InputNode:
 			v = inputs[n.Index]
 		case ir.ConstNode:
-			v = g.Consts[n.Index]
+			if v, err = g.ConstOn(n.Index, s); err != nil {
+				releaseAll()
+				return nil, fmt.Errorf("evaluator: %s: %w", n.Describe(), err)
+			}
 		case ir.ResultNode:
 			v = multi[n.Inputs[0].ID][n.Index]
 		case ir.ApplyNode, ir.HostNode, ir.RegionNode:

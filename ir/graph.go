@@ -4,6 +4,7 @@ package ir
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/emily-go/emily/mlxbind"
 )
@@ -51,6 +52,39 @@ type Graph struct {
 	Outputs []*Node
 
 	constIndex map[*mlxbind.Array]*Node
+
+	// onDevice[stream] holds what the evaluator reads for each constant on
+	// that GPU stream (ConstOn); filled on first use.
+	onDeviceMu sync.Mutex
+	onDevice   map[mlxbind.Stream][]*mlxbind.Array
+}
+
+// ConstOn returns constant i as the evaluator lane should read it on
+// stream s: on a GPU stream a one-element constant is read from a copy in
+// device memory, made once per graph and stream, as the replay reads its
+// own (mlxbind/gpumem.cc: MLX reads a host-made scalar across the bus).
+func (g *Graph) ConstOn(i int, s mlxbind.Stream) (*mlxbind.Array, error) {
+	if s.Device() != mlxbind.GPU {
+		return g.Consts[i], nil
+	}
+	g.onDeviceMu.Lock()
+	defer g.onDeviceMu.Unlock()
+	cs := g.onDevice[s]
+	if cs == nil {
+		cs = make([]*mlxbind.Array, len(g.Consts))
+		if g.onDevice == nil {
+			g.onDevice = map[mlxbind.Stream][]*mlxbind.Array{}
+		}
+		g.onDevice[s] = cs
+	}
+	if cs[i] == nil {
+		a, err := g.Consts[i].DeviceResident(s)
+		if err != nil {
+			return nil, err
+		}
+		cs[i] = a
+	}
+	return cs[i], nil
 }
 
 // NewGraph returns an empty graph.

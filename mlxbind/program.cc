@@ -125,21 +125,45 @@ struct emily_program_s {
     }
   }
 
+  // device_consts[stream index]: consts for plain replays on that GPU
+  // stream, each one-element constant copied once into device memory
+  // (gpumem.cc: MLX reads a host-made scalar from managed memory). A fused
+  // replay keeps consts: mlx::core::compile folds them into its kernel.
+  mutable std::map<int, std::vector<mx::array>> device_consts;
+
+  const std::vector<mx::array>& consts_on(mx::Stream s) const {
+    if (s.device != mx::Device::gpu || !emily::device_scalars()) return consts;
+    auto it = device_consts.find(s.index);
+    if (it == device_consts.end()) {
+      std::vector<mx::array> cs;
+      cs.reserve(consts.size());
+      for (const auto& c : consts) {
+        cs.push_back(c.size() == 1 ? emily::device_resident(c, s) : c);
+      }
+      it = device_consts.emplace(s.index, std::move(cs)).first;
+    }
+    return it->second;
+  }
+
   // resolve reads an operand; refs were validated and instruction refs
   // turned into flat slot numbers at construction.
   const mx::array& resolve(int64_t ref, const std::vector<mx::array>& inputs,
+                           const std::vector<mx::array>& cs,
                            const std::vector<std::optional<mx::array>>& slots) const {
     int64_t idx = ref & emily::kIndexMask;
     switch (ref >> emily::kKindShift) {
       case emily::kInput: return inputs[idx];
-      case emily::kConst: return consts[idx];
+      case emily::kConst: return cs[idx];
       default: return *slots[idx];
     }
   }
 
   // build rebuilds the MLX graph from the instructions: no checks, no eval.
+  // plain: not traced by mlx::core::compile, so constants may be read from
+  // their device copies.
   std::vector<mx::array> build(const std::vector<mx::array>& inputs,
-                               mx::Stream s) const {
+                               mx::Stream s, bool plain = true) const {
+    const std::vector<mx::array>& cs = plain ? consts_on(s) : consts;
     std::vector<std::optional<mx::array>> slots;
     slots.reserve(n_slots);
     std::vector<mx::array> in;
@@ -147,7 +171,7 @@ struct emily_program_s {
       const auto& ins = instrs[k];
       in.clear();
       for (int j = 0; j < ins.n_in; ++j) {
-        in.push_back(resolve(refs[ins.in_off + j], inputs, slots));
+        in.push_back(resolve(refs[ins.in_off + j], inputs, cs, slots));
       }
       if (ins.region >= 0) {
         const emily::Region& r = regions[ins.region];
@@ -172,7 +196,7 @@ struct emily_program_s {
     in.clear();
     std::vector<mx::array> outs;
     outs.reserve(outputs.size());
-    for (int64_t ref : outputs) outs.push_back(resolve(ref, inputs, slots));
+    for (int64_t ref : outputs) outs.push_back(resolve(ref, inputs, cs, slots));
     return outs;
   }
 
@@ -187,7 +211,7 @@ struct emily_program_s {
       f.fn = mx::detail::compile(
           [this, s](const std::vector<mx::array>& xs) {
             emily::fused_traces.fetch_add(1);
-            return build(xs, s);
+            return build(xs, s, false);
           },
           f.id);
       it = fused.emplace(key, std::move(f)).first;

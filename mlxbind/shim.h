@@ -70,6 +70,18 @@ int emily_array_meta(emily_array a, int* dtype, int64_t* dims, int cap);
 int emily_array_to_bytes(emily_array a, void* dst, size_t nbytes, int stream,
                          char** err);
 int emily_eval(const emily_array* arrays, int n, char** err);
+/* Readbacks of GPU buffers up to max_bytes are copied with the CUDA driver
+ * instead of MLX's move to managed memory (gpumem.cc); 0 turns that off. */
+int emily_set_direct_read_max(size_t* previous, size_t max_bytes, char** err);
+/* 1 when the direct GPU readback can be used (MLX's CUDA backend). */
+int emily_direct_read_available(void);
+/* Whether replays on GPU streams read their one-element constants from
+ * copies in device memory (gpumem.cc); on by default. */
+int emily_set_device_scalars(int* previous, int on, char** err);
+/* *out: a copy of the one-element a in device memory for stream's GPU, or
+ * NULL where none is wanted (a CPU stream, more than one element, device
+ * scalars off). */
+int emily_array_device_resident(emily_array* out, emily_array a, int stream, char** err);
 
 /* Ops (op_table.cc): one entry point for every opcode, the same core the
  * program replay calls, so eager, evaluator and native lanes cannot drift.

@@ -53,6 +53,18 @@ mx::Dtype dtype_from_code(int64_t code);
 int dtype_code(mx::Dtype d);
 emily_array wrap(mx::array a);
 
+// read_device_bytes copies an evaluated, row-contiguous array held in GPU
+// memory straight into dst (gpumem.cc); false when it cannot, and the
+// caller reads through MLX.
+bool read_device_bytes(const mx::array& x, void* dst, size_t nbytes);
+
+// device_resident returns an evaluated copy of the one-element constant c
+// whose buffer is GPU memory rather than managed memory (gpumem.cc says
+// why); device_scalars reports whether replays use such copies on GPU
+// streams (emily_set_device_scalars).
+mx::array device_resident(const mx::array& c, mx::Stream s);
+bool device_scalars();
+
 // OpArgs is what an op core receives. Attributes were validated against the
 // op's schema before the core runs (once per program for replay).
 struct OpArgs {

@@ -6,7 +6,7 @@
 //
 //   g++ -std=c++20 -O2 -I.deps/mlx/mlx/include bench/control/chain.cc \
 //     -L.deps/mlx/mlx/lib -lmlx -Wl,-rpath,$PWD/.deps/mlx/mlx/lib -o /tmp/chain
-//   /tmp/chain [cpu|gpu] [elements] [calls]
+//   /tmp/chain [cpu|gpu] [elements] [calls] [rounds]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -90,33 +90,97 @@ mx::array held(const mx::array& x0, const mx::array& half, mx::Stream s) {
   return x;
 }
 
-struct Result {
-  double median_us;
-  double faults;
+// device_scalar makes a one-element float32 0.5 whose buffer is device
+// memory: MLX's CUDA allocator puts every buffer of 8 bytes or less (and
+// every array made from host data, like mx::array(0.5f)) in managed memory,
+// which a kernel reads across the bus; a view into a 64-byte array computed
+// on the GPU is read from the card's own memory.
+mx::array device_scalar(mx::Stream s) {
+  mx::array big = mx::full({16}, 0.5f, mx::float32, s);
+  mx::array one = mx::reshape(mx::slice(big, {0}, {1}, s), {}, s);
+  mx::eval(one);
+  return one;
+}
+
+std::vector<mx::array> device_scalars;
+
+// device_shared: every multiply reads one device-resident scalar.
+mx::array device_shared(const mx::array& x0, const mx::array&, mx::Stream s) {
+  if (device_scalars.empty()) device_scalars.push_back(device_scalar(s));
+  mx::array x = x0;
+  for (int i = 0; i < 100; ++i) x = step(i, x, device_scalars[0], s);
+  return x;
+}
+
+// device_per_use: every multiply reads its own device-resident scalar,
+// made once.
+std::vector<mx::array> device_per_use_scalars;
+mx::array device_per_use(const mx::array& x0, const mx::array&, mx::Stream s) {
+  if (device_per_use_scalars.empty()) {
+    for (int i = 0; i < 100; ++i) device_per_use_scalars.push_back(device_scalar(s));
+  }
+  mx::array x = x0;
+  for (int i = 0; i < 100; ++i) {
+    x = i % 3 == 1 ? mx::multiply(x, device_per_use_scalars[i], s) : step(i, x, x, s);
+  }
+  return x;
+}
+
+using ChainFn = std::function<mx::array(const mx::array&, const mx::array&, mx::Stream)>;
+
+struct Variant {
+  const char* name;
+  bool default_stream;
+  bool keep_outputs;
+  ChainFn f;
+  std::vector<double> times;  // every timed call, over all rounds
+  std::vector<double> round_medians;
+  long faults = 0;
+  int calls = 0;
 };
 
-Result run(const char* name, mx::Stream s, int n, int calls, bool keep_outputs,
-           const std::function<mx::array(const mx::array&, const mx::array&, mx::Stream)>& f) {
-  mx::array x0 = mx::ones({n}, mx::float32, s);
-  mx::array half = mx::array(0.5f);
-  mx::eval(x0, half);
-  std::vector<double> times;
-  std::vector<mx::array> kept;
-  long f0 = 0;
-  for (int c = -3; c < calls; ++c) {  // 3 warm-up calls
-    if (c == 0) f0 = minor_faults();
-    auto t0 = std::chrono::steady_clock::now();
-    mx::array y = f(x0, half, s);
-    mx::eval(y);
-    held_slots.clear();
-    auto t1 = std::chrono::steady_clock::now();
-    if (keep_outputs) kept.push_back(y);  // a Go handle not yet collected
-    if (c >= 0) times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// run_rounds times the variants interleaved: each round runs every
+// variant for `calls` calls (after one warm-up call) in turn, so that the
+// machine's drift and the allocator's history weigh on all of them alike,
+// and prints each variant's median over all calls and the range of its
+// per-round medians.
+void run_rounds(std::vector<Variant>& vs, mx::Stream def, mx::Stream unsafe, int n, int calls,
+                int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    for (auto& v : vs) {
+      mx::Stream s = v.default_stream ? def : unsafe;
+      mx::array x0 = mx::ones({n}, mx::float32, s);
+      mx::array half = mx::array(0.5f);
+      mx::eval(x0, half);
+      std::vector<mx::array> kept;
+      std::vector<double> round;
+      long f0 = minor_faults();
+      for (int c = -1; c < calls; ++c) {
+        auto t0 = std::chrono::steady_clock::now();
+        mx::array y = v.f(x0, half, s);
+        mx::eval(y);
+        held_slots.clear();
+        auto t1 = std::chrono::steady_clock::now();
+        if (v.keep_outputs) kept.push_back(y);  // a Go handle not yet collected
+        if (c >= 0) round.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+      }
+      v.faults += minor_faults() - f0;
+      v.calls += calls + 1;
+      v.round_medians.push_back(median(round));
+      v.times.insert(v.times.end(), round.begin(), round.end());
+    }
   }
-  std::sort(times.begin(), times.end());
-  Result r{times[times.size() / 2], double(minor_faults() - f0) / calls};
-  std::printf("%-44s %10.1f us  %8.0f faults/call\n", name, r.median_us, r.faults);
-  return r;
+  for (auto& v : vs) {
+    auto rm = v.round_medians;
+    std::sort(rm.begin(), rm.end());
+    std::printf("%-48s %10.1f us  [rounds %.1f-%.1f]  %6.0f faults/call\n", v.name, median(v.times),
+                rm.front(), rm.back(), double(v.faults) / v.calls);
+  }
 }
 
 // floor times one add on 4 floats, its evaluation and a copy of the result
@@ -167,14 +231,19 @@ int main(int argc, char** argv) {
   std::printf("MLX %s, %s, %d float32, %d calls\n", mx::version(), gpu ? "gpu" : "cpu", n, calls);
   mx::Stream def = mx::default_stream(d);
   mx::Stream unsafe = mx::new_thread_unsafe_stream(d);
-  run("default stream, released (MLX Python)", def, n, calls, false, python_like);
-  run("thread-unsafe stream, released", unsafe, n, calls, false, python_like);
-  run("thread-unsafe stream, intermediates held", unsafe, n, calls, false, held);
-  run("thread-unsafe stream, released, outputs kept", unsafe, n, calls, true, python_like);
-  run("default stream, intermediates held", def, n, calls, false, held);
-  run("default stream, released, fresh scalars", def, n, calls, false, fresh_scalar);
-  run("default stream, released, per-use scalars", def, n, calls, false, per_use);
-  run("thread-unsafe, released, per-use scalars", unsafe, n, calls, false, per_use);
+  int rounds = argc > 4 ? std::atoi(argv[4]) : 5;
+  std::vector<Variant> vs = {
+      {"default stream, released (MLX Python)", true, false, python_like},
+      {"thread-unsafe stream, released", false, false, python_like},
+      {"thread-unsafe stream, intermediates held", false, false, held},
+      {"thread-unsafe stream, released, outputs kept", false, true, python_like},
+      {"default stream, released, fresh scalars", true, false, fresh_scalar},
+      {"thread-unsafe, released, fresh scalars", false, false, fresh_scalar},
+      {"thread-unsafe, released, per-use scalars", false, false, per_use},
+      {"thread-unsafe, released, device scalar", false, false, device_shared},
+      {"thread-unsafe, released, per-use device scalars", false, false, device_per_use},
+  };
+  run_rounds(vs, def, unsafe, n, calls / rounds > 0 ? calls / rounds : 1, rounds);
   floor("floor: default stream, add+eval+copy", def, 200, false);
   floor("floor: thread-unsafe stream, add+eval+copy", unsafe, 200, false);
   floor("floor: thread-unsafe, + memory counters", unsafe, 200, true);
