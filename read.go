@@ -38,96 +38,136 @@ func (t *Tensor) readInto(op string, dst []byte) {
 	}
 }
 
-// readAs reads t as []T: when t's dtype is same, one copy from MLX's
-// buffer straight into the slice it returns; else conv per element.
-func readAs[T any](t *Tensor, op string, same mlxbind.DType, conv func(elems, int) T) []T {
+// to reads t as a new []T (readElems).
+func to[T Element](t *Tensor, op string) []T {
 	t.mustConcrete(op)
-	if t.DType() == same {
-		out := make([]T, t.Size())
-		t.readInto(op, raw(out))
-		return out
-	}
-	b := t.bytes(op)
 	out := make([]T, t.Size())
-	e := elems{b, t.DType()}
+	readElems(t, op, out)
+	return out
+}
+
+// fill reads t into out, which has t's size: when t's dtype is same, one
+// copy from MLX's buffer straight into out; else conv per element.
+func fill[T any](t *Tensor, op string, same mlxbind.DType, conv func(elems, int) T, out []T) {
+	if t.DType() == same {
+		t.readInto(op, raw(out))
+		return
+	}
+	e := elems{t.bytes(op), t.DType()}
 	for i := range out {
 		out[i] = conv(e, i)
 	}
-	return out
+}
+
+// Element is a Go type ReadInto reads tensors as.
+type Element interface {
+	float64 | float32 | complex64 | int64 | int32 | int16 | int8 | int |
+		uint64 | uint32 | uint16 | uint8 | bool
+}
+
+// ReadInto evaluates t and writes its values, row-major, into dst, which
+// must have exactly t.Size() elements, converting from t's dtype as the
+// matching ToXs method does. It is ToFloat32s and its kin without the
+// allocation: a loop that reads a result of the same size on every step
+// reuses one slice (for 1M float32 on the CPU, Go's allocation of a fresh
+// slice costs more than the copy; BENCHMARKS.md, "Readback").
+func ReadInto[T Element](t *Tensor, dst []T) {
+	const op = "ReadInto"
+	t.mustConcrete(op)
+	if len(dst) != t.Size() {
+		panic(&Error{Op: op, Shapes: []string{describe(t)},
+			Err:  fmt.Errorf("destination has %d elements, the tensor %d", len(dst), t.Size()),
+			Hint: "make the slice with t.Size() elements"})
+	}
+	readElems(t, op, dst)
+}
+
+// readElems reads t into dst (t's size) as T: one copy when t's dtype
+// is T's, else a conversion per element (integers never pass through
+// float64).
+func readElems[T Element](t *Tensor, op string, dst []T) {
+	switch d := any(dst).(type) {
+	case []float64:
+		fill(t, op, mlxbind.Float64, elems.float64At, d)
+	case []float32:
+		fill(t, op, mlxbind.Float32, func(e elems, i int) float32 { return float32(e.float64At(i)) }, d)
+	case []complex64:
+		fill(t, op, mlxbind.Complex64, func(e elems, i int) complex64 { return complex64(e.complexAt(i)) }, d)
+	case []int64:
+		fill(t, op, mlxbind.Int64, elems.int64At, d)
+	case []int32:
+		fill(t, op, mlxbind.Int32, func(e elems, i int) int32 { return int32(e.int64At(i)) }, d)
+	case []int16:
+		fill(t, op, mlxbind.Int16, func(e elems, i int) int16 { return int16(e.int64At(i)) }, d)
+	case []int8:
+		fill(t, op, mlxbind.Int8, func(e elems, i int) int8 { return int8(e.int64At(i)) }, d)
+	case []int:
+		fill(t, op, intDType, func(e elems, i int) int { return int(e.int64At(i)) }, d)
+	case []uint64:
+		fill(t, op, mlxbind.Uint64, elems.uint64At, d)
+	case []uint32:
+		fill(t, op, mlxbind.Uint32, func(e elems, i int) uint32 { return uint32(e.uint64At(i)) }, d)
+	case []uint16:
+		fill(t, op, mlxbind.Uint16, func(e elems, i int) uint16 { return uint16(e.uint64At(i)) }, d)
+	case []uint8:
+		fill(t, op, mlxbind.Uint8, func(e elems, i int) uint8 { return uint8(e.uint64At(i)) }, d)
+	case []bool:
+		fill(t, op, mlxbind.Bool, boolAt, d)
+	}
 }
 
 // ToFloat64s returns t's values as float64 (float16 and bfloat16 widen
 // exactly).
-func (t *Tensor) ToFloat64s() []float64 {
-	return readAs(t, "ToFloat64s", mlxbind.Float64, elems.float64At)
-}
+func (t *Tensor) ToFloat64s() []float64 { return to[float64](t, "ToFloat64s") }
 
 // ToFloat32s returns t's values as float32 (float16 and bfloat16 widen
 // exactly).
-func (t *Tensor) ToFloat32s() []float32 {
-	return readAs(t, "ToFloat32s", mlxbind.Float32, func(e elems, i int) float32 { return float32(e.float64At(i)) })
-}
+func (t *Tensor) ToFloat32s() []float32 { return to[float32](t, "ToFloat32s") }
 
 // ToComplex64s returns t's values as complex64 (real dtypes get a zero
 // imaginary part).
-func (t *Tensor) ToComplex64s() []complex64 {
-	return readAs(t, "ToComplex64s", mlxbind.Complex64, func(e elems, i int) complex64 { return complex64(e.complexAt(i)) })
-}
+func (t *Tensor) ToComplex64s() []complex64 { return to[complex64](t, "ToComplex64s") }
 
 // ToInt64s returns t's values as int64.
-func (t *Tensor) ToInt64s() []int64 { return readAs(t, "ToInt64s", mlxbind.Int64, elems.int64At) }
+func (t *Tensor) ToInt64s() []int64 { return to[int64](t, "ToInt64s") }
 
 // ToInt32s returns t's values as int32.
-func (t *Tensor) ToInt32s() []int32 {
-	return readAs(t, "ToInt32s", mlxbind.Int32, func(e elems, i int) int32 { return int32(e.int64At(i)) })
-}
+func (t *Tensor) ToInt32s() []int32 { return to[int32](t, "ToInt32s") }
 
 // ToInt16s returns t's values as int16.
-func (t *Tensor) ToInt16s() []int16 {
-	return readAs(t, "ToInt16s", mlxbind.Int16, func(e elems, i int) int16 { return int16(e.int64At(i)) })
-}
+func (t *Tensor) ToInt16s() []int16 { return to[int16](t, "ToInt16s") }
 
 // ToInt8s returns t's values as int8.
-func (t *Tensor) ToInt8s() []int8 {
-	return readAs(t, "ToInt8s", mlxbind.Int8, func(e elems, i int) int8 { return int8(e.int64At(i)) })
-}
+func (t *Tensor) ToInt8s() []int8 { return to[int8](t, "ToInt8s") }
 
 // intDType is the dtype whose elements are laid out as Go's int: int64
 // where int has 64 bits (every platform MLX ships for), none otherwise.
 var intDType = map[bool]mlxbind.DType{true: mlxbind.Int64, false: -1}[unsafe.Sizeof(int(0)) == 8]
 
 // ToInts returns t's values as int.
-func (t *Tensor) ToInts() []int {
-	return readAs(t, "ToInts", intDType, func(e elems, i int) int { return int(e.int64At(i)) })
-}
+func (t *Tensor) ToInts() []int { return to[int](t, "ToInts") }
 
 // ToUint64s returns t's values as uint64.
-func (t *Tensor) ToUint64s() []uint64 { return readAs(t, "ToUint64s", mlxbind.Uint64, elems.uint64At) }
+func (t *Tensor) ToUint64s() []uint64 { return to[uint64](t, "ToUint64s") }
 
 // ToUint32s returns t's values as uint32.
-func (t *Tensor) ToUint32s() []uint32 {
-	return readAs(t, "ToUint32s", mlxbind.Uint32, func(e elems, i int) uint32 { return uint32(e.uint64At(i)) })
-}
+func (t *Tensor) ToUint32s() []uint32 { return to[uint32](t, "ToUint32s") }
 
 // ToUint16s returns t's values as uint16.
-func (t *Tensor) ToUint16s() []uint16 {
-	return readAs(t, "ToUint16s", mlxbind.Uint16, func(e elems, i int) uint16 { return uint16(e.uint64At(i)) })
-}
+func (t *Tensor) ToUint16s() []uint16 { return to[uint16](t, "ToUint16s") }
 
 // ToUint8s returns t's values as uint8.
-func (t *Tensor) ToUint8s() []uint8 {
-	return readAs(t, "ToUint8s", mlxbind.Uint8, func(e elems, i int) uint8 { return uint8(e.uint64At(i)) })
-}
+func (t *Tensor) ToUint8s() []uint8 { return to[uint8](t, "ToUint8s") }
 
 // ToBools returns whether each value is non-zero (for complex64: either
 // part).
-func (t *Tensor) ToBools() []bool {
-	return readAs(t, "ToBools", mlxbind.Bool, func(e elems, i int) bool {
-		if e.isFloat() {
-			return e.complexAt(i) != 0 // NaN counts as true, as in NumPy
-		}
-		return e.int64At(i) != 0
-	})
+func (t *Tensor) ToBools() []bool { return to[bool](t, "ToBools") }
+
+func boolAt(e elems, i int) bool {
+	if e.isFloat() {
+		return e.complexAt(i) != 0 // NaN counts as true, as in NumPy
+	}
+	return e.int64At(i) != 0
 }
 
 // Item returns the value of a one-element tensor as float64.

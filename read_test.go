@@ -118,3 +118,45 @@ func TestElidedPreviewShowsTheRightElements(t *testing.T) {
 		}
 	}
 }
+
+// readBoth reads x with ToXs (to) and with ReadInto, and fails unless
+// they agree.
+func readBoth[T emily.Element](t *testing.T, x *emily.Tensor, to func(*emily.Tensor) []T) {
+	t.Helper()
+	want := to(x)
+	dst := make([]T, x.Size())
+	emily.ReadInto(x, dst)
+	if !reflect.DeepEqual(dst, want) {
+		t.Errorf("%s as %T: ReadInto %v, ToXs %v", x.DType(), dst, dst, want)
+	}
+}
+
+// TestReadIntoMatchesToXs reads tensors of several dtypes into slices of
+// every Go element type: same-dtype copies and conversions give
+// what the ToXs methods give, and a slice of the wrong length is an error
+// that says what to do.
+func TestReadIntoMatchesToXs(t *testing.T) {
+	src := emily.FromSlice([]float32{-2.5, -1, 0, 0.5, 3, 300})
+	for _, dt := range []emily.DType{emily.Float32, emily.Float16, emily.Int64, emily.Int8, emily.Uint8, emily.Bool, emily.Complex64} {
+		x := src.Astype(dt).Reshape(2, 3).Transpose()
+		readBoth(t, x, (*emily.Tensor).ToFloat32s)
+		readBoth(t, x, (*emily.Tensor).ToComplex64s)
+		readBoth(t, x, (*emily.Tensor).ToInt64s)
+		readBoth(t, x, (*emily.Tensor).ToInt32s)
+		readBoth(t, x, (*emily.Tensor).ToInt16s)
+		readBoth(t, x, (*emily.Tensor).ToInt8s)
+		readBoth(t, x, (*emily.Tensor).ToInts)
+		readBoth(t, x, (*emily.Tensor).ToUint64s)
+		readBoth(t, x, (*emily.Tensor).ToUint32s)
+		readBoth(t, x, (*emily.Tensor).ToUint16s)
+		readBoth(t, x, (*emily.Tensor).ToUint8s)
+		readBoth(t, x, (*emily.Tensor).ToBools)
+		if emily.DefaultDevice() == "cpu" {
+			readBoth(t, x, (*emily.Tensor).ToFloat64s)
+		}
+	}
+	e := mustPanicError(t, "ReadInto", func() { emily.ReadInto(src, make([]float32, 5)) })
+	if !strings.Contains(e.Error(), "5 elements") || !strings.Contains(e.Hint, "t.Size()") {
+		t.Errorf("wrong-length error: %v (hint %q)", e, e.Hint)
+	}
+}

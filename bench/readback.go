@@ -41,6 +41,8 @@ func readbackSteps(dev string) {
 		fmt.Println("small readback, result freed or not (4 floats), MLX's move to managed memory:")
 		smallReadbacks(s, add, raw, a)
 		mlxbind.SetDirectReadMax(prev)
+		// The moved buffers would be recycled by the rows that follow.
+		mlxbind.ClearCache()
 	} else {
 		fmt.Println("small readback, result freed or not (4 floats):")
 		smallReadbacks(s, add, raw, a)
@@ -161,6 +163,7 @@ func freshReadbacks() {
 			mlxbind.SetDirectReadMax(0)
 			moved := read()
 			mlxbind.SetDirectReadMax(prev)
+			mlxbind.ClearCache()
 			line += fmt.Sprintf("  +read direct %s  +read via MLX's move %s", human(direct-evalOnly), human(moved-evalOnly))
 		} else {
 			line += fmt.Sprintf("  +read %s", human(read()-evalOnly))
@@ -181,6 +184,8 @@ func largeReadbacks() {
 	r := normal(1, 1<<20)
 	step("Bytes of 1M f32", func() { r.Bytes() })
 	step("ToFloat32s of 1M f32", func() { r.ToFloat32s() })
+	dst := make([]float32, r.Size())
+	step("ReadInto of 1M f32 (a reused []float32)", func() { emily.ReadInto(r, dst) })
 	step("ToFloat64s of 1M f32 (a conversion)", func() { r.ToFloat64s() })
 	big := normal(1, 4096, 4096)
 	whole := timeit(func() { big.ToFloat32s() })

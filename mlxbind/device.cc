@@ -72,6 +72,10 @@ int emily_memory_stats(size_t* active, size_t* peak, size_t* cache, char** err) 
   });
 }
 
+int emily_clear_cache(char** err) {
+  return emily::guarded(err, [&] { mx::clear_cache(); });
+}
+
 int emily_set_memory_limit(size_t* previous, size_t limit, char** err) {
   return emily::guarded(err, [&] { *previous = mx::set_memory_limit(limit); });
 }

@@ -122,6 +122,14 @@ func Memory() (MemoryStats, error) {
 	return MemoryStats{Active: uint64(a), Peak: uint64(p), Cache: uint64(c)}, nil
 }
 
+// ClearCache frees the buffers MLX's allocator keeps for reuse (its
+// "cache" in Memory); the bench clears it between experiments whose
+// buffers would otherwise be recycled by the next one.
+func ClearCache() error {
+	var msg *C.char
+	return takeError(C.emily_clear_cache(&msg), msg, "clear cache")
+}
+
 // MemoryLimit returns MLX's memory limit in bytes.
 func MemoryLimit() (uint64, error) {
 	var l C.size_t

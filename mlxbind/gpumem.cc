@@ -15,9 +15,9 @@
 // in the cache, paid the allocation on nearly every readback (BENCHMARKS.md,
 // "Readback and the small-readback floor").
 //
-// read_device_bytes copies a device buffer straight into the caller's
-// memory with the CUDA driver's cuMemcpyDtoH and leaves the buffer where it
-// is. It uses no CUDA header and links nothing: the driver (libcuda.so.1)
+// read_device_bytes copies a device buffer into the caller's memory with
+// the CUDA driver's cuMemcpyDtoH (through a pinned staging buffer) and
+// leaves the buffer where it is. It uses no CUDA header and links nothing: the driver (libcuda.so.1)
 // is already in the process when MLX's CUDA backend is, and is looked up
 // with dlopen(RTLD_NOLOAD). Anything unexpected (no driver, a CPU build, a
 // buffer that does not look like MLX's CudaBuffer, a driver error) returns
@@ -32,6 +32,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "shim_internal.hpp"
 
@@ -61,6 +62,7 @@ struct Driver {
   CUresult (*ctx_get_current)(CUcontext*) = nullptr;
   CUresult (*ctx_set_current)(CUcontext) = nullptr;
   CUresult (*primary_ctx_retain)(CUcontext*, int) = nullptr;
+  CUresult (*mem_alloc_host)(void**, size_t) = nullptr;
   bool ok = false;
 };
 
@@ -75,17 +77,27 @@ const Driver& driver() {
     d.ctx_set_current = reinterpret_cast<decltype(d.ctx_set_current)>(dlsym(lib, "cuCtxSetCurrent"));
     d.primary_ctx_retain =
         reinterpret_cast<decltype(d.primary_ctx_retain)>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
-    d.ok = d.memcpy_dtoh && d.ctx_get_current && d.ctx_set_current && d.primary_ctx_retain;
+    d.mem_alloc_host = reinterpret_cast<decltype(d.mem_alloc_host)>(dlsym(lib, "cuMemAllocHost_v2"));
+    d.ok = d.memcpy_dtoh && d.ctx_get_current && d.ctx_set_current && d.primary_ctx_retain &&
+           d.mem_alloc_host;
     return d;
   }();
   return d;
 }
 
-// Largest readback, in bytes, that takes the direct path. Above it MLX's
-// own move is kept: a large managed buffer is read back at memory speed
-// and later reads are free, where a copy into pageable Go memory goes
-// through the driver's staging buffers. Set by emily_set_direct_read_max.
-size_t direct_read_max = 1 << 20;
+// Largest readback, in bytes, that takes the direct path; by default all
+// do: on the H200 the direct copy beat MLX's move at every size measured,
+// 4 floats to 16 MB (BENCHMARKS.md). Set by emily_set_direct_read_max,
+// for the bench's comparison.
+size_t direct_read_max = SIZE_MAX;
+
+// The copy goes through one pinned (page-locked) host buffer, made on the
+// first direct read and kept: a copy from the device into pageable memory
+// (Go's) makes the driver stage it itself, which costs ~10 µs more for a
+// few bytes and half the bandwidth for megabytes. Larger reads go through
+// it a chunk at a time.
+constexpr size_t kStagingBytes = 1 << 20;
+void* staging = nullptr;
 
 }  // namespace
 
@@ -106,8 +118,18 @@ bool read_device_bytes(const mx::array& x, void* dst, size_t nbytes) {
   if (ctx == nullptr) {
     if (d.primary_ctx_retain(&ctx, buf->device) != 0 || d.ctx_set_current(ctx) != 0) return false;
   }
+  if (staging == nullptr && d.mem_alloc_host(&staging, kStagingBytes) != 0) {
+    staging = nullptr;
+    return false;
+  }
   auto src = reinterpret_cast<CUdeviceptr>(static_cast<const char*>(buf->data) + x.offset());
-  return d.memcpy_dtoh(dst, src, nbytes) == 0;
+  auto* out = static_cast<char*>(dst);
+  for (size_t done = 0; done < nbytes; done += kStagingBytes) {
+    size_t n = std::min(kStagingBytes, nbytes - done);
+    if (d.memcpy_dtoh(staging, src + done, n) != 0) return false;
+    std::memcpy(out + done, staging, n);
+  }
+  return true;
 }
 
 bool device_scalars_on = true;

@@ -13,8 +13,9 @@ import (
 // SetDirectReadMax sets the largest readback, in bytes, of a GPU buffer
 // that is copied straight out with the CUDA driver rather than through
 // MLX's move of the buffer to managed memory (gpumem.cc has why), and
-// returns the previous setting; 0 turns the direct path off. The bench
-// switches it to measure both paths; programs need not touch it.
+// returns the previous setting; 0 turns the direct path off. By default
+// every readback is direct. The bench switches it to measure both paths;
+// programs need not touch it.
 func SetDirectReadMax(n int) (previous int) {
 	if n < 0 {
 		n = 0

@@ -49,6 +49,8 @@ int emily_stream_new(int* out, int device, char** err);
 int emily_synchronize(int stream, char** err);
 int emily_memory_stats(size_t* active, size_t* peak, size_t* cache, char** err);
 int emily_set_memory_limit(size_t* previous, size_t limit, char** err);
+/* Frees the buffers MLX's allocator keeps for reuse. */
+int emily_clear_cache(char** err);
 int emily_memory_limit(size_t* limit, char** err);
 int emily_reset_peak_memory(char** err);
 const char* emily_mlx_version(void);
