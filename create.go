@@ -58,10 +58,7 @@ func FromBytes(data []byte, dtype DType, dims ...int) *Tensor {
 }
 
 // Scalar makes a 0-d float32 tensor.
-func Scalar(v float64) *Tensor {
-	data, _, dt, _ := encode([]float32{float32(v)})
-	return fromBytes("Scalar", data, nil, dt)
-}
+func Scalar(v float64) *Tensor { return ScalarOf(v, Float32) }
 
 func fromBytes(op string, data []byte, dims []int, dt mlxbind.DType) *Tensor {
 	for _, d := range dims {

@@ -170,7 +170,7 @@ func weakScalar(v any, like *Tensor) (*Tensor, error) {
 	if like != nil {
 		s = like.stream
 	}
-	a, err := n.array(dt, s)
+	a, err := n.array(dt, s, like != nil && like.tr != nil)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func goNumber(v any) (number, error) {
 // array makes the number a 0-d MLX array of dtype dt. Integer and 64-bit
 // targets are encoded exactly; float16/bfloat16 go through float32 and
 // MLX's own conversion (round to nearest even).
-func (n number) array(dt DType, s mlxbind.Stream) (*mlxbind.Array, error) {
+func (n number) array(dt DType, s mlxbind.Stream, traced bool) (*mlxbind.Array, error) {
 	le := binary.LittleEndian
 	var ival int64
 	var fval float64
@@ -119,7 +119,7 @@ func (n number) array(dt DType, s mlxbind.Stream) (*mlxbind.Array, error) {
 	default:
 		return nil, fmt.Errorf("unknown dtype %v", dt)
 	}
-	return mlxbind.FromBytes(data, nil, dt)
+	return scalarArray(data, dt, s, traced)
 }
 
 // ScalarOf makes a 0-d tensor of dtype holding v, a Go number (exact for
@@ -130,7 +130,7 @@ func ScalarOf(v any, dtype DType) *Tensor {
 		panic(&Error{Op: "ScalarOf", Err: err})
 	}
 	s := defaultStream()
-	a, err := n.array(dtype, s)
+	a, err := n.array(dtype, s, false)
 	if err != nil {
 		panic(&Error{Op: "ScalarOf", Err: err})
 	}

@@ -86,7 +86,7 @@ while read -r name dir; do
   # binary (a call cut by the device's time limit still brings them back,
   # and the device returns only a few files); the tail to tests.log.
   mkdir -p /tmp/test-logs
-  (cd "$dir" && timeout -k 10 "${TEST_TIMEOUT:-300}" "$pack/src/bin/$name.test" -test.v 2>&1) \
+  (cd "$dir" && timeout -k 10 "${TEST_TIMEOUT:-300}" "$pack/src/bin/$name.test" -test.v -test.run "${TEST_RUN:-.}" 2>&1) \
     | tee "/tmp/test-logs/$name.log" | tail -n 25 | tee -a "$out/tests.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || fail=1
   tar -C /tmp -cJf "$out/test-logs.tar.xz" test-logs
