@@ -82,32 +82,6 @@ struct emily_program_s {
   // listed. Filled once by plan_release.
   std::vector<std::vector<int32_t>> release;
 
-  // split_shared_scalars gives every use of a one-element constant after
-  // the first its own copy, made once here. MLX's CUDA backend runs a graph
-  // whose ops all read one shared scalar array markedly slower than one
-  // where each op reads its own (MLX Python makes a fresh scalar for every
-  // `x * 0.5`). Measured on an H200 with bench/control/chain.cc, 100-op
-  // chain on 1M float32: one shared scalar 1.29-1.67 ms, a scalar per use
-  // 1.09-1.16 ms, MLX Python 0.97-1.14 ms. Values are unchanged, so the
-  // lanes stay bit-identical.
-  void split_shared_scalars() {
-    std::vector<int> uses(consts.size(), 0);
-    for (const auto& ins : instrs) {
-      for (int j = 0; j < ins.n_in; ++j) {
-        int64_t& ref = refs[ins.in_off + j];
-        if ((ref >> emily::kKindShift) != emily::kConst) continue;
-        int64_t idx = ref & emily::kIndexMask;
-        if (consts[idx].size() != 1 || uses[idx]++ == 0) continue;
-        mx::array c = consts[idx];
-        c.eval();
-        void* host = std::malloc(c.itemsize());
-        std::memcpy(host, c.data<char>(), c.itemsize());
-        consts.push_back(mx::array(host, c.shape(), c.dtype(), [](void* q) { std::free(q); }));
-        ref = (int64_t(emily::kConst) << emily::kKindShift) | int64_t(consts.size() - 1);
-      }
-    }
-  }
-
   void plan_release() {
     std::vector<int64_t> last(n_slots, -1);
     for (size_t k = 0; k < instrs.size(); ++k) {
@@ -566,7 +540,6 @@ int emily_program_new(emily_program* out, int n_inputs, const emily_array* const
     if (n_inputs < 0 || n_consts < 0) throw std::invalid_argument("negative input or const count");
     auto p = emily::decode_program(n_inputs, n_consts, code, n_code, outputs, n_outputs, 0, "");
     for (int i = 0; i < n_consts; ++i) p->consts.push_back(consts[i]->a);
-    p->split_shared_scalars();
     *out = p.release();
   });
 }
