@@ -12,14 +12,14 @@ import (
 )
 
 // readbackSteps is the controlled experiment behind the small-readback
-// floor (BENCHMARKS.md, mlxbind/gcpressure.go): the same add on 4 floats
-// with its result freed at once, held (a fresh MLX buffer every call, as
-// when results wait for Go's collector), and left to the GC with and
-// without the collection that live GPU readbacks trigger. Where holding
-// with a readback is slow and holding without one is not, the cost is the
-// readback of a fresh buffer (on CUDA: MLX moving it to managed memory),
-// not the allocation, the binding or Go's GC. Then the large readbacks:
-// one copy for a same-dtype read against Bytes, and a preview that reads
+// floor (BENCHMARKS.md, mlxbind/gpumem.cc): the same add on 4 floats with
+// its result freed at once, held (a fresh MLX buffer every call, as when
+// results wait for Go's collector), and left to the GC. Where holding with
+// a readback is slow and holding without one is not, the cost is the
+// readback of a fresh buffer (on CUDA through MLX: moving it to managed
+// memory), not the allocation, the binding or Go's GC. Then the readback
+// of fresh results by size, and the large readbacks: one copy for a
+// same-dtype read against Bytes, a reused slice, and a preview that reads
 // only what it shows against reading the whole tensor.
 func readbackSteps(dev string) {
 	d, _ := mlxbind.ParseDevice(dev)
@@ -107,8 +107,7 @@ func smallReadbacks(s mlxbind.Stream, add int, raw *mlxbind.Array, a *emily.Tens
 		runtime.ReadMemStats(&m1)
 		fmt.Printf("  %-60s %s  (%d Go collections)\n", name, human(t), m1.NumGC-m0.NumGC)
 	}
-	prev := mlxbind.SetReadbackCollect(0)
-	gcStep("emily.Add + ToFloat32s, left to the GC, no readback trigger")
+	gcStep("emily.Add + ToFloat32s, left to the GC")
 	// Long enough for Go's own collector to run: does the cost fall once
 	// collections return buffers to MLX's cache?
 	var m0, m1 runtime.MemStats
@@ -127,12 +126,6 @@ func smallReadbacks(s mlxbind.Stream, add int, raw *mlxbind.Array, a *emily.Tens
 	fmt.Printf("  %-60s %s first 500, %s last 500  (%d Go collections; Go allocates %d B a call)\n",
 		fmt.Sprintf("  same, %d calls in a row", long), human(first[250]), human(last[250]), m1.NumGC-m0.NumGC,
 		(m1.TotalAlloc-m0.TotalAlloc)/long)
-	// The trigger is off by default (mlxbind/gcpressure.go): on here at 64
-	// live readbacks, its experiment's setting.
-	mlxbind.SetReadbackCollect(64)
-	runtime.GC()
-	gcStep("emily.Add + ToFloat32s, left to the GC (trigger at 64)")
-	mlxbind.SetReadbackCollect(prev)
 	fmt.Println()
 }
 

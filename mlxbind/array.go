@@ -19,11 +19,8 @@ import (
 type Array struct {
 	h     C.emily_array
 	freed atomic.Bool // set once by Free; guards the double free
-	// readOnGPU is set by the first readback on a GPU stream; such arrays
-	// count in readLive until freed (gcpressure.go says why).
-	readOnGPU atomic.Bool
-	shape     []int
-	dtype     DType
+	shape []int
+	dtype DType
 }
 
 func newArray(h C.emily_array) *Array {
@@ -65,7 +62,6 @@ func (a *Array) Free() {
 	if a.freed.CompareAndSwap(false, true) {
 		C.emily_array_free(a.h)
 		runtime.SetFinalizer(a, nil)
-		a.forgetReadback()
 	}
 }
 
@@ -92,7 +88,6 @@ func (a *Array) Share() (*Array, error) {
 func (a *Array) release() {
 	if a.freed.CompareAndSwap(false, true) {
 		queueRelease(a.h)
-		a.forgetReadback()
 	}
 }
 
@@ -173,7 +168,6 @@ func (a *Array) ReadInto(s Stream, dst []byte) error {
 		return fmt.Errorf("mlxbind: evaluating %v %s: %w", a.shape, a.dtype, err)
 	}
 	readBack.Add(uint64(n))
-	noteReadback(a, s)
 	checkMemoryPressure()
 	return nil
 }

@@ -8,7 +8,6 @@ import "C"
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -31,78 +30,15 @@ import (
 // threshold doubled on every collection, and a benchmark on an H200 still
 // peaked at 53 GB.
 //
-// Bytes are not the only cost on CUDA. MLX's CUDA allocator gives a result
-// it cannot take from its cache a fresh device buffer, and reading that
-// buffer on the host (any readback) first moves it to managed memory:
-// cudaMallocManaged, a copy and a free, ~150 µs for a 16-byte array on an
-// H200, where a buffer recycled from the cache has moved already (MLX
-// 0.32, backend/cuda/allocator.cpp, move_to_unified_memory). Python frees
-// a result as soon as it is dropped, so MLX Python's loops always find one;
-// a Go loop of small readbacks whose results wait for Go's collector (a few
-// bytes each, far from the byte threshold, and Go collects only every few
-// MB of its own allocations, thousands of calls) paid the move on every
-// call: `emily.Add` + `ToFloat32s` was 184 µs left to the GC against 29 µs
-// freed. On the CPU the same loop costs the same either way (no move). So
-// arrays read back on a GPU stream are counted until freed, and when the
-// count passes readLive's threshold (twice the count after a collection,
-// at least minReadLive) a collection runs: the read-back buffers it finds
-// go back to MLX's cache, already managed, for the next calls. Nothing
-// changes for CPU streams, and arrays never read back do not count (a
-// GPU-resident chain's intermediates have nothing to gain).
-//
-// A collection's cost grows with Go's heap (a REPL's interpreter state can
-// make it tens of ms), so after each one the count threshold is also at
-// least the collection's duration divided by readbackMove, about what a
-// fresh readback costs: the collections then cost no more than the moves
-// they save, whatever the heap.
-const (
-	minGCThreshold = 256 << 20
-	minReadLive    = 64
-	readbackMove   = 100 * time.Microsecond
-)
-
-// readLive counts arrays read back on a GPU stream and not yet freed or
-// finalized.
-var readLive atomic.Int64
-
-// noteReadback counts a in readLive after its first readback on a GPU stream.
-func noteReadback(a *Array, s Stream) {
-	if s.device == GPU && a.readOnGPU.CompareAndSwap(false, true) {
-		readLive.Add(1)
-	}
-}
-
-// forgetReadback takes a freed (or finalized) array out of readLive.
-func (a *Array) forgetReadback() {
-	if a.readOnGPU.Load() {
-		readLive.Add(-1)
-	}
-}
-
-// SetReadbackCollect sets the smallest number of live read-back GPU arrays
-// that runs a collection (0: never) and returns the previous setting; the
-// bench turns it on and off to measure what it saves. It is off by default
-// (minRead's zero value): on the H200 (BENCHMARKS.md, 2026-11-30) the loop
-// left to the GC cost 157.6 µs with it at minReadLive and 114.5 µs without,
-// and even freed results cost 135–210 µs in that part of the run against
-// 21.5 µs in an earlier one, so the move is not the whole floor. It stays
-// as an experiment.
-func SetReadbackCollect(n int) (previous int) {
-	pressure.Lock()
-	defer pressure.Unlock()
-	previous = int(pressure.minRead.Load())
-	pressure.minRead.Store(int64(n))
-	pressure.readThreshold = int64(n)
-	return previous
-}
+// (Results left to the collector once also cost ~150 µs per small GPU
+// readback, through MLX's move of the buffer to managed memory; reading
+// device buffers directly removed that cost, gpumem.cc.)
+const minGCThreshold = 256 << 20
 
 var pressure struct {
 	sync.Mutex
-	threshold     uint64
-	minRead       atomic.Int64  // the floor of readThreshold; 0 turns the count off
-	readThreshold int64         // the readLive count that runs a collection
-	lastCollect   time.Duration // how long the last collection took
-	collected     bool          // a collection ran and no estimate of live memory was taken since
+	threshold uint64
+	collected bool // a collection ran and no estimate of live memory was taken since
 }
 
 var released struct {
@@ -150,11 +86,6 @@ func relieveMemoryPressure(active uint64) {
 	if pressure.threshold == 0 {
 		pressure.threshold = minGCThreshold
 	}
-	minRead := pressure.minRead.Load()
-	if pressure.readThreshold == 0 {
-		pressure.readThreshold = minRead
-	}
-	live := readLive.Load()
 	if pressure.collected {
 		// The live estimate must not count what was just freed.
 		if freed > 0 {
@@ -164,13 +95,10 @@ func relieveMemoryPressure(active uint64) {
 		}
 		pressure.collected = false
 		pressure.threshold = max(minGCThreshold, 2*active)
-		pressure.readThreshold = max(minRead, 2*live, int64(pressure.lastCollect/readbackMove))
 		return
 	}
-	if active >= pressure.threshold || (minRead > 0 && live >= pressure.readThreshold) {
-		start := time.Now()
+	if active >= pressure.threshold {
 		collectAndFinalize()
-		pressure.lastCollect = time.Since(start)
 		pressure.collected = true
 	}
 }

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 )
 
@@ -14,7 +15,7 @@ import (
 // that is copied straight out with the CUDA driver rather than through
 // MLX's move of the buffer to managed memory (gpumem.cc has why), and
 // returns the previous setting; 0 turns the direct path off. By default
-// every readback is direct. The bench switches it to measure both paths;
+// every readback is direct (math.MaxInt). The bench switches it to measure both paths;
 // programs need not touch it.
 func SetDirectReadMax(n int) (previous int) {
 	if n < 0 {
@@ -25,7 +26,9 @@ func SetDirectReadMax(n int) (previous int) {
 	if err := takeError(C.emily_set_direct_read_max(&prev, C.size_t(n), &msg), msg, "set_direct_read_max"); err != nil {
 		panic(err) // it only stores a number; an error here is a broken shim
 	}
-	return int(prev)
+	// The shim's "no limit" is SIZE_MAX, past int: it reads back as
+	// math.MaxInt, which restores it (a conversion would give -1, then 0).
+	return int(min(uint64(prev), math.MaxInt))
 }
 
 // DirectReadAvailable reports whether GPU readbacks can take the direct

@@ -1,6 +1,7 @@
 package mlxbind
 
 import (
+	"math"
 	"testing"
 )
 
@@ -109,5 +110,21 @@ func TestProgramConstantsOnTheGPUGiveTheSameBits(t *testing.T) {
 		if (c != half) != (s.Device() == GPU) {
 			t.Fatalf("%v: DeviceResident made a copy: %v, want one only on the GPU", s.Device(), c != half)
 		}
+	}
+}
+
+// TestDirectReadMaxRestores: the default (no limit) reads back as
+// math.MaxInt and restores itself, so a save-and-restore does not turn
+// the direct path off.
+func TestDirectReadMaxRestores(t *testing.T) {
+	prev := SetDirectReadMax(16)
+	if prev != math.MaxInt {
+		t.Fatalf("default direct-read limit = %d, want math.MaxInt", prev)
+	}
+	if got := SetDirectReadMax(prev); got != 16 {
+		t.Fatalf("limit read back as %d, want 16", got)
+	}
+	if got := SetDirectReadMax(prev); got != math.MaxInt {
+		t.Fatalf("restored limit = %d, want math.MaxInt", got)
 	}
 }
