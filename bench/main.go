@@ -441,6 +441,16 @@ func floorSteps(dev string) {
 		y.Free()
 	})
 	step("emily.Add + ToFloat32s, result left to the GC", func() { emily.Add(a, a).ToFloat32s() })
+	step("emily.Add + Eval + Free", func() { emily.Add(a, a).Eval().Free() })
+	// The MLX Python row's input is mx.array(np.ones(4)): host data, which
+	// MLX's CUDA allocator keeps in managed memory (a is computed on the
+	// device).
+	h := emily.FromSlice([]float32{1, 1, 1, 1})
+	step("emily.Add + ToFloat32s + Free, input from host data", func() {
+		y := emily.Add(h, h)
+		y.ToFloat32s()
+		y.Free()
+	})
 	fmt.Println()
 }
 
