@@ -209,6 +209,10 @@ func workloads(dev string) []workload {
 	ws = append(ws, workload{"readback:1048576", "ToFloat32s of 1M f32 (NumPy: copy)", map[string]func(){
 		"eager": func() { _ = r.ToFloat32s() },
 	}})
+	dst := make([]float32, r.Size())
+	ws = append(ws, workload{"readinto:1048576", "ReadInto of 1M f32, reused slice", map[string]func(){
+		"eager": func() { emily.ReadInto(r, dst) },
+	}})
 	if *only != "" {
 		keep := map[string]bool{}
 		for _, id := range strings.Split(*only, ",") {

@@ -125,7 +125,7 @@ def main():
             fns["mlx"] = lambda: mx.eval(mlp_mx(*ps))
             fns["mlx_compile"] = lambda: mx.eval(comp(*ps))
             fns["numpy"] = lambda: mlp_np(*ps_np)
-        elif kind == "readback":
+        elif kind in ("readback", "readinto"):  # readinto: Emily reads into a reused slice
             x_np = normal(int(arg))
             x = mx.array(x_np)
             mx.eval(x)
