@@ -204,6 +204,7 @@ func workloads(dev string) []workload {
 	cases["eager"] = func() { evalFree(mlp(x, w1, b1, w2, b2)) }
 	cases["scoped"] = func() { evalFree(emily.Scoped(func() *emily.Tensor { return mlp(x, w1, b1, w2, b2) })) }
 	ws = append(ws, workload{"mlp", "MLP forward 64×784→512→10", cases})
+	ws = append(ws, blockWorkload())
 
 	r := normal(1, 1<<20)
 	ws = append(ws, workload{"readback:1048576", "ToFloat32s of 1M f32 (NumPy: copy)", map[string]func(){

@@ -78,6 +78,54 @@ def main():
     def mlp_np(x, w1, b1, w2, b2):
         return np.maximum(x @ w1 + b1, np.float32(0)) @ w2 + b2
 
+    # The decode-shaped transformer block (bench/block.go): H 1024, 16
+    # heads of 64, 511 cached positions and the new one, SwiGLU 2816.
+    H, HEADS, HD, KV, FF = 1024, 16, 64, 512, 2816
+
+    def block_mx(x, n1, wq, wk, wv, wo, kc, vc, n2, wg, wu, wd):
+        def heads(t):
+            return t.reshape(1, 1, HEADS, HD).transpose(0, 2, 1, 3)
+
+        def rope(t):
+            return mx.fast.rope(t, HD, traditional=False, base=10000.0, scale=1.0, offset=KV - 1)
+
+        h = mx.fast.rms_norm(x, n1, 1e-5)
+        q = rope(heads(h @ wq))
+        k = mx.concatenate([kc, rope(heads(h @ wk))], axis=2)
+        v = mx.concatenate([vc, heads(h @ wv)], axis=2)
+        a = mx.fast.scaled_dot_product_attention(q, k, v, scale=HD ** -0.5)
+        x2 = x + a.transpose(0, 2, 1, 3).reshape(1, 1, H) @ wo
+        h2 = mx.fast.rms_norm(x2, n2, 1e-5)
+        g = h2 @ wg
+        return x2 + ((g * mx.sigmoid(g)) * (h2 @ wu)) @ wd
+
+    def block_np(x, n1, wq, wk, wv, wo, kc, vc, n2, wg, wu, wd):
+        def rms(t, w):
+            return t / np.sqrt(np.mean(t * t, axis=-1, keepdims=True) + np.float32(1e-5)) * w
+
+        def heads(t):
+            return t.reshape(1, 1, HEADS, HD).transpose(0, 2, 1, 3)
+
+        half = HD // 2
+        ang = np.float32(KV - 1) * np.float32(10000.0) ** (-np.arange(half, dtype=np.float32) * 2 / HD)
+        c, s = np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+
+        def rope(t):
+            t1, t2 = t[..., :half], t[..., half:]
+            return np.concatenate([t1 * c - t2 * s, t1 * s + t2 * c], axis=-1)
+
+        h = rms(x, n1)
+        q = rope(heads(h @ wq))
+        k = np.concatenate([kc, rope(heads(h @ wk))], axis=2)
+        v = np.concatenate([vc, heads(h @ wv)], axis=2)
+        sc = (q @ k.swapaxes(-1, -2)) * np.float32(HD ** -0.5)
+        p = np.exp(sc - sc.max(axis=-1, keepdims=True))
+        a = (p / p.sum(axis=-1, keepdims=True)) @ v
+        x2 = x + a.transpose(0, 2, 1, 3).reshape(1, 1, H) @ wo
+        h2 = rms(x2, n2)
+        g = h2 @ wg
+        return x2 + ((g / (np.float32(1) + np.exp(-g))) * (h2 @ wu)) @ wd
+
     def normal(*shape):
         return rng.standard_normal(shape, dtype=np.float32)
 
@@ -125,6 +173,19 @@ def main():
             fns["mlx"] = lambda: mx.eval(mlp_mx(*ps))
             fns["mlx_compile"] = lambda: mx.eval(comp(*ps))
             fns["numpy"] = lambda: mlp_np(*ps_np)
+        elif kind == "block":
+            ps_np = [normal(1, 1, H), np.ones(H, np.float32),
+                     normal(H, H) * np.float32(0.03), normal(H, H) * np.float32(0.03),
+                     normal(H, H) * np.float32(0.03), normal(H, H) * np.float32(0.03),
+                     normal(1, HEADS, KV - 1, HD), normal(1, HEADS, KV - 1, HD),
+                     np.ones(H, np.float32),
+                     normal(H, FF) * np.float32(0.03), normal(H, FF) * np.float32(0.03), normal(FF, H) * np.float32(0.02)]
+            ps = [mx.array(p) for p in ps_np]
+            mx.eval(ps)
+            comp = mx.compile(block_mx)
+            fns["mlx"] = lambda: mx.eval(block_mx(*ps))
+            fns["mlx_compile"] = lambda: mx.eval(comp(*ps))
+            fns["numpy"] = lambda: block_np(*ps_np)
         elif kind in ("readback", "readinto"):  # readinto: Emily reads into a reused slice
             x_np = normal(int(arg))
             x = mx.array(x_np)
