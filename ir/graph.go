@@ -62,9 +62,10 @@ type Graph struct {
 // ConstOn returns constant i as the evaluator lane should read it on
 // stream s: on a GPU stream a one-element constant is read from a copy in
 // device memory, made once per graph and stream, as the replay reads its
-// own (mlxbind/gpumem.cc: MLX reads a host-made scalar across the bus).
+// own (mlxbind/gpumem.cc: MLX reads a host-made scalar across the bus),
+// unless mlxbind.SetDeviceScalars turned that off.
 func (g *Graph) ConstOn(i int, s mlxbind.Stream) (*mlxbind.Array, error) {
-	if s.Device() != mlxbind.GPU {
+	if s.Device() != mlxbind.GPU || !mlxbind.DeviceScalars() {
 		return g.Consts[i], nil
 	}
 	g.onDeviceMu.Lock()

@@ -32,6 +32,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "shim_internal.hpp"
@@ -132,9 +133,10 @@ bool read_device_bytes(const mx::array& x, void* dst, size_t nbytes) {
   return true;
 }
 
-bool device_scalars_on = true;
+// Atomic: emily_device_scalars reads it without the MLX lock.
+std::atomic<bool> device_scalars_on{true};
 
-bool device_scalars() { return device_scalars_on; }
+bool device_scalars() { return device_scalars_on.load(); }
 
 mx::array device_resident(const mx::array& c, mx::Stream s) {
   // 64 bytes, above the allocator's 8-byte managed pool for every dtype;
@@ -160,10 +162,11 @@ int emily_array_device_resident(emily_array* out, emily_array a, int stream, cha
   });
 }
 
+int emily_device_scalars(void) { return emily::device_scalars_on.load() ? 1 : 0; }
+
 int emily_set_device_scalars(int* previous, int on, char** err) {
   return emily::guarded(err, [&] {
-    *previous = emily::device_scalars_on ? 1 : 0;
-    emily::device_scalars_on = on != 0;
+    *previous = emily::device_scalars_on.exchange(on != 0) ? 1 : 0;
   });
 }
 

@@ -56,6 +56,9 @@ func SetDeviceScalars(on bool) (previous bool) {
 	return prev == 1
 }
 
+// DeviceScalars reports SetDeviceScalars's setting.
+func DeviceScalars() bool { return C.emily_device_scalars() == 1 }
+
 // DeviceResident returns the array a replay on stream s should read for
 // the constant a: on a GPU stream with device scalars on, a one-element
 // constant's copy in device memory (evaluated; the caller owns it);

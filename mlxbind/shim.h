@@ -80,6 +80,7 @@ int emily_direct_read_available(void);
 /* Whether replays on GPU streams read their one-element constants from
  * copies in device memory (gpumem.cc); on by default. */
 int emily_set_device_scalars(int* previous, int on, char** err);
+int emily_device_scalars(void);
 /* *out: a copy of the one-element a in device memory for stream's GPU, or
  * NULL where none is wanted (a CPU stream, more than one element, device
  * scalars off). */

@@ -55,7 +55,10 @@ esac
 
 dest=".deps/mlx-${backend}"
 libs="$dest/mlx_${backend//-/_}.libs"
-stamp="$dest/.installed-${version}-${blas}-2${MLX_NVIDIA_DIR:+-linked}"
+# The stamp names what the install depends on, the shim script included:
+# changing any of it reinstalls.
+shim_hash="$(sha1sum scripts/blas-shim.sh | cut -c1-8)"
+stamp="$dest/.installed-${version}-${blas}-${shim_hash}${MLX_NVIDIA_DIR:+-linked}"
 
 if [[ ! -f "$stamp" ]]; then
   pipargs=(--quiet --disable-pip-version-check --no-compile --only-binary=:all:
