@@ -129,6 +129,17 @@ def main():
     def normal(*shape):
         return rng.standard_normal(shape, dtype=np.float32)
 
+    def model_cases(f_mx, f_np, ps_np):
+        """MLX eager, mx.compile and NumPy cases of a function of weights."""
+        ps = [mx.array(p) for p in ps_np]
+        mx.eval(ps)
+        comp = mx.compile(f_mx)
+        return {
+            "mlx": lambda: mx.eval(f_mx(*ps)),
+            "mlx_compile": lambda: mx.eval(comp(*ps)),
+            "numpy": lambda: f_np(*ps_np),
+        }
+
     out = {"mlx_version": mx.__version__}
     for case in args.cases:
         kind, _, arg = case.partition(":")
@@ -167,12 +178,7 @@ def main():
             fns["numpy"] = lambda: softmax_np(x_np)
         elif kind == "mlp":
             ps_np = [normal(64, 784), normal(784, 512) * 0.05, normal(512), normal(512, 10) * 0.05, normal(10)]
-            ps = [mx.array(p) for p in ps_np]
-            mx.eval(ps)
-            comp = mx.compile(mlp_mx)
-            fns["mlx"] = lambda: mx.eval(mlp_mx(*ps))
-            fns["mlx_compile"] = lambda: mx.eval(comp(*ps))
-            fns["numpy"] = lambda: mlp_np(*ps_np)
+            fns = model_cases(mlp_mx, mlp_np, ps_np)
         elif kind == "block":
             ps_np = [normal(1, 1, H), np.ones(H, np.float32),
                      normal(H, H) * np.float32(0.03), normal(H, H) * np.float32(0.03),
@@ -180,12 +186,7 @@ def main():
                      normal(1, HEADS, KV - 1, HD), normal(1, HEADS, KV - 1, HD),
                      np.ones(H, np.float32),
                      normal(H, FF) * np.float32(0.03), normal(H, FF) * np.float32(0.03), normal(FF, H) * np.float32(0.02)]
-            ps = [mx.array(p) for p in ps_np]
-            mx.eval(ps)
-            comp = mx.compile(block_mx)
-            fns["mlx"] = lambda: mx.eval(block_mx(*ps))
-            fns["mlx_compile"] = lambda: mx.eval(comp(*ps))
-            fns["numpy"] = lambda: block_np(*ps_np)
+            fns = model_cases(block_mx, block_np, ps_np)
         elif kind in ("readback", "readinto"):  # readinto: Emily reads into a reused slice
             x_np = normal(int(arg))
             x = mx.array(x_np)
