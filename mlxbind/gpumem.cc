@@ -17,9 +17,9 @@
 //
 // read_device_bytes copies a device buffer into the caller's memory with
 // the CUDA driver's cuMemcpyDtoH (through a pinned staging buffer) and
-// leaves the buffer where it is. It uses no CUDA header and links nothing: the driver (libcuda.so.1)
-// is already in the process when MLX's CUDA backend is, and is looked up
-// with dlopen(RTLD_NOLOAD). Anything unexpected (no driver, a CPU build, a
+// leaves the buffer where it is. It uses no CUDA header and links
+// nothing: the driver (libcuda.so.1) is already in the process when MLX's
+// CUDA backend is, and is looked up with dlopen(RTLD_NOLOAD). Anything unexpected (no driver, a CPU build, a
 // buffer that does not look like MLX's CudaBuffer, a driver error) returns
 // false and the caller reads through MLX as before.
 //
@@ -41,7 +41,7 @@
 // which the CUDA backend's Buffer::ptr() points to; MLX's own gpu_ptr reads
 // it the same way (data + the array's offset). Checked against MLX 0.32.
 static_assert(MLX_VERSION_MAJOR == 0 && MLX_VERSION_MINOR == 32,
-              "devread.cc mirrors MLX 0.32's CudaBuffer: check "
+              "gpumem.cc mirrors MLX 0.32's CudaBuffer: check "
               "mlx/backend/cuda/allocator.h before changing MLX's version");
 
 namespace emily {
