@@ -9,8 +9,8 @@ import (
 // Eager scalars on the GPU. MLX's CUDA allocator keeps every array made
 // from host data (a Go number in Mul(x, 0.5), emily.Scalar) in managed
 // memory, and a kernel reads such a scalar across the bus: on an H200 the
-// 100-op chain on 1M float32 ran 1.7-2.1× faster with its scalars in
-// device memory (bench/control/chain.cc; BENCHMARKS.md). MLX Python makes
+// 100-op chain on 1M float32 ran 1.8-2.2× faster through MLX's C++ API
+// with its scalar in device memory (bench/control/chain.cc; BENCHMARKS.md). MLX Python makes
 // a fresh host scalar for every `x * 0.5`. Emily's replays read their
 // constants from device copies (mlxbind/gpumem.cc), and eager code does the
 // same for a Go number it sees again: the first use of a value (per dtype
@@ -40,10 +40,11 @@ var gpuScalars struct {
 
 // scalarArray returns the array for a 0-d scalar with bytes data and dtype
 // dt on stream s: from host data, or on a GPU stream, for a value seen
-// before, a share of its device copy. traced: the scalar joins a trace (a
+// before, a share of its device copy (mlxbind.SetDeviceScalars turns that
+// off). traced: the scalar joins a trace (a
 // jitted function's constants are made resident by its replay instead).
 func scalarArray(data []byte, dt DType, s mlxbind.Stream, traced bool) (*mlxbind.Array, error) {
-	if traced || s.Device() != mlxbind.GPU || activeTrace() != nil {
+	if traced || s.Device() != mlxbind.GPU || !mlxbind.DeviceScalars() || activeTrace() != nil {
 		return mlxbind.FromBytes(data, nil, dt)
 	}
 	key := gpuScalarKey{s, dt, string(data)}
