@@ -32,7 +32,7 @@ func readbackSteps(dev string) {
 	add := int(ir.Add)
 	a := emily.Ones(4).Eval()
 	// On MLX's CUDA backend the block runs twice: with GPU buffers read
-	// straight out (the default, mlxbind/devread.cc) and through MLX's move
+	// straight out (the default, mlxbind/gpumem.cc) and through MLX's move
 	// to managed memory (what every readback did before).
 	if mlxbind.DirectReadAvailable() {
 		fmt.Println("small readback, result freed or not (4 floats), direct device read:")
