@@ -108,7 +108,7 @@ int emily_array_to_bytes(emily_array a, void* dst, size_t nbytes, int stream,
       x = mx::contiguous(x, false, emily::stream_at(stream));
       x.eval();
     }
-    // A device buffer is copied straight out (devread.cc says why);
+    // A device buffer is copied straight out (gpumem.cc says why);
     // anything else is read through MLX.
     if (nbytes > 0 && !emily::read_device_bytes(x, dst, nbytes)) {
       std::memcpy(dst, x.data<uint8_t>(), nbytes);
