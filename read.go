@@ -39,7 +39,7 @@ func (t *Tensor) readInto(op string, dst []byte) {
 }
 
 // to reads t as a new []T (readElems).
-func to[T Element](t *Tensor, op string) []T {
+func to[T element](t *Tensor, op string) []T {
 	t.mustConcrete(op)
 	out := make([]T, t.Size())
 	readElems(t, op, out)
@@ -163,20 +163,62 @@ func convertInts[S integer, D integer | int](src []S, dst []D) {
 	}
 }
 
-// Element is a Go type ReadInto reads tensors as.
-type Element interface {
+// element is a Go type ReadInto reads tensors as.
+type element interface {
 	float64 | float32 | complex64 | int64 | int32 | int16 | int8 | int |
 		uint64 | uint32 | uint16 | uint8 | bool
 }
 
-// ReadInto evaluates t and writes its values, row-major, into dst, which
-// must have exactly t.Size() elements, converting from t's dtype as the
-// matching ToXs method does. It is ToFloat32s and its kin without the
-// allocation: a loop that reads a result of the same size on every step
-// reuses one slice (for 1M float32 on the CPU, Go's allocation of a fresh
-// slice costs more than the copy; BENCHMARKS.md, "Readback").
-func ReadInto[T Element](t *Tensor, dst []T) {
+// ReadInto evaluates t and writes its values, row-major, into dst, a slice
+// of one of the Go types the ToXs methods return ([]float32, []float64,
+// []complex64, []int64, []int32, []int16, []int8, []int, []uint64,
+// []uint32, []uint16, []uint8, []bool) with exactly t.Size() elements,
+// converting from t's dtype as the matching ToXs method does. It is
+// ToFloat32s and its kin without the allocation: a loop that reads a
+// result of the same size on every step reuses one slice (for 1M float32
+// on the CPU, Go's allocation of a fresh slice costs more than the copy;
+// BENCHMARKS.md, "Readback"). A method on any, rather than a generic
+// function, so that the REPL and notebooks can call it.
+//
+//	buf := make([]float32, y.Size())
+//	for step := range steps { y = f(x); y.ReadInto(buf); … }
+func (t *Tensor) ReadInto(dst any) {
 	const op = "ReadInto"
+	switch d := dst.(type) {
+	case []float64:
+		readIntoSlice(t, op, d)
+	case []float32:
+		readIntoSlice(t, op, d)
+	case []complex64:
+		readIntoSlice(t, op, d)
+	case []int64:
+		readIntoSlice(t, op, d)
+	case []int32:
+		readIntoSlice(t, op, d)
+	case []int16:
+		readIntoSlice(t, op, d)
+	case []int8:
+		readIntoSlice(t, op, d)
+	case []int:
+		readIntoSlice(t, op, d)
+	case []uint64:
+		readIntoSlice(t, op, d)
+	case []uint32:
+		readIntoSlice(t, op, d)
+	case []uint16:
+		readIntoSlice(t, op, d)
+	case []uint8:
+		readIntoSlice(t, op, d)
+	case []bool:
+		readIntoSlice(t, op, d)
+	default:
+		panic(&Error{Op: op, Shapes: []string{describe(t)}, Err: fmt.Errorf("cannot read into a %T", dst),
+			Hint: "pass a slice of float32, float64, complex64, int, int8–int64, uint8–uint64 or bool"})
+	}
+}
+
+// readIntoSlice checks dst's length and reads t into it.
+func readIntoSlice[T element](t *Tensor, op string, dst []T) {
 	t.mustConcrete(op)
 	if len(dst) != t.Size() {
 		panic(&Error{Op: op, Shapes: []string{describe(t)},
@@ -189,7 +231,7 @@ func ReadInto[T Element](t *Tensor, dst []T) {
 // readElems reads t into dst (t's size) as T: one copy when t's dtype
 // is T's, else a conversion per element (integers never pass through
 // float64).
-func readElems[T Element](t *Tensor, op string, dst []T) {
+func readElems[T element](t *Tensor, op string, dst []T) {
 	switch d := any(dst).(type) {
 	case []float64:
 		fill(t, op, mlxbind.Float64, elems.float64At, d)

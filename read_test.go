@@ -121,11 +121,11 @@ func TestElidedPreviewShowsTheRightElements(t *testing.T) {
 
 // readBoth reads x with ToXs (to) and with ReadInto, and fails unless
 // they agree.
-func readBoth[T emily.Element](t *testing.T, x *emily.Tensor, to func(*emily.Tensor) []T) {
+func readBoth[T any](t *testing.T, x *emily.Tensor, to func(*emily.Tensor) []T) {
 	t.Helper()
 	want := to(x)
 	dst := make([]T, x.Size())
-	emily.ReadInto(x, dst)
+	x.ReadInto(dst)
 	if !reflect.DeepEqual(dst, want) {
 		t.Errorf("%s as %T: ReadInto %v, ToXs %v", x.DType(), dst, dst, want)
 	}
@@ -155,8 +155,12 @@ func TestReadIntoMatchesToXs(t *testing.T) {
 			readBoth(t, x, (*emily.Tensor).ToFloat64s)
 		}
 	}
-	e := mustPanicError(t, "ReadInto", func() { emily.ReadInto(src, make([]float32, 5)) })
+	e := mustPanicError(t, "ReadInto", func() { src.ReadInto(make([]float32, 5)) })
 	if !strings.Contains(e.Error(), "5 elements") || !strings.Contains(e.Hint, "t.Size()") {
 		t.Errorf("wrong-length error: %v (hint %q)", e, e.Hint)
+	}
+	e = mustPanicError(t, "ReadInto", func() { src.ReadInto([]string{"a"}) })
+	if !strings.Contains(e.Error(), "[]string") || !strings.Contains(e.Hint, "float32") {
+		t.Errorf("wrong-type error: %v (hint %q)", e, e.Hint)
 	}
 }

@@ -212,7 +212,7 @@ func workloads(dev string) []workload {
 	}})
 	dst := make([]float32, r.Size())
 	ws = append(ws, workload{"readinto:1048576", "ReadInto of 1M f32, reused slice", map[string]func(){
-		"eager": func() { emily.ReadInto(r, dst) },
+		"eager": func() { r.ReadInto(dst) },
 	}})
 	if *only != "" {
 		keep := map[string]bool{}

@@ -178,7 +178,7 @@ func largeReadbacks() {
 	step("Bytes of 1M f32", func() { r.Bytes() })
 	step("ToFloat32s of 1M f32", func() { r.ToFloat32s() })
 	dst := make([]float32, r.Size())
-	step("ReadInto of 1M f32 (a reused []float32)", func() { emily.ReadInto(r, dst) })
+	step("ReadInto of 1M f32 (a reused []float32)", func() { r.ReadInto(dst) })
 	step("ToFloat64s of 1M f32 (a conversion)", func() { r.ToFloat64s() })
 	big := normal(1, 4096, 4096)
 	whole := timeit(func() { big.ToFloat32s() })

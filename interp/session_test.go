@@ -49,6 +49,8 @@ func TestCellValues(t *testing.T) {
 			text: "P3", shown: true},
 		{name: "interpreted struct", cell: "type Q struct{ A, B int }\nQ{1, 2}", text: "{1 2}", shown: true},
 		{name: "dtype constant", cell: "emily.Float32", text: "float32", shown: true},
+		{name: "ReadInto a reused slice", cell: "buf := make([]int64, 3)\nemily.Arange(3).ReadInto(buf)\nemily.Mul(emily.Arange(3), 2).ReadInto(buf)\nbuf",
+			text: "[0 2 4]", shown: true},
 		{name: "dtype alias", cell: "var d emily.DType = emily.Int64\nd", text: "int64", shown: true},
 		{name: "tensor dtype", cell: "emily.Arange(3).DType() == emily.Int32", text: "true", shown: true},
 		{name: "option alias", cell: "opts := []emily.Option{emily.WithNative(false), emily.WithFuse(true)}\nlen(opts)",
