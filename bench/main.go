@@ -278,11 +278,6 @@ func main() {
 	fmt.Printf("emily bench: MLX %s, device %s, %s, GOMAXPROCS=%d, budget %v per case, locked to a thread: %v\n\n",
 		emily.MLXVersion(), dev, runtime.Version(), runtime.GOMAXPROCS(0), *budget, *lock)
 
-	overheads(dev)
-	floorSteps(dev)
-	readbackSteps(dev)
-	constantSteps(dev)
-
 	all := map[string]map[string]float64{}
 	ws := workloads(dev)
 	for _, w := range ws {
@@ -370,6 +365,15 @@ func main() {
 	if m, err := mlxbind.Memory(); err == nil {
 		fmt.Printf("\nMLX memory: active %d B, peak %d B, cache %d B\n", m.Active, m.Peak, m.Cache)
 	}
+
+	// The step-by-step experiments come after the table: each peer runs
+	// its workload in a fresh process, so Emily's rows are timed before
+	// these experiments fill MLX's cache and the allocator's state.
+	fmt.Println()
+	overheads(dev)
+	floorSteps(dev)
+	readbackSteps(dev)
+	constantSteps(dev)
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(all, "", " ")
 		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
