@@ -47,7 +47,8 @@ func to[T element](t *Tensor, op string) []T {
 }
 
 // fill reads t into out, which has t's size: when t's dtype is same, one
-// copy from MLX's buffer straight into out; else conv per element.
+// copy from MLX's buffer straight into out; else one tight loop for the
+// dtype pair where convertFast has one, or conv per element.
 func fill[T any](t *Tensor, op string, same mlxbind.DType, conv func(elems, int) T, out []T) {
 	if t.DType() == same {
 		t.readInto(op, raw(out))
