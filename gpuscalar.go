@@ -55,14 +55,15 @@ func scalarArray(data []byte, dt DType, s mlxbind.Stream, traced bool) (*mlxbind
 		return copyOnDevice.Share()
 	}
 	a, err := mlxbind.FromBytes(data, nil, dt)
-	if err != nil || !seen {
-		if err == nil {
-			if len(gpuScalars.seen) >= maxGPUScalars || gpuScalars.seen == nil {
-				gpuScalars.seen = map[gpuScalarKey]*mlxbind.Array{} // the old copies go to the GC
-			}
-			gpuScalars.seen[key] = nil
+	if err != nil {
+		return nil, err
+	}
+	if !seen { // the first use: remember the value, read it from the host
+		if len(gpuScalars.seen) >= maxGPUScalars || gpuScalars.seen == nil {
+			gpuScalars.seen = map[gpuScalarKey]*mlxbind.Array{} // the old copies go to the GC
 		}
-		return a, err
+		gpuScalars.seen[key] = nil
+		return a, nil
 	}
 	d, err := a.DeviceResident(s)
 	if err != nil || d == a {

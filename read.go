@@ -46,10 +46,15 @@ func to[T element](t *Tensor, op string) []T {
 	return out
 }
 
-// fill reads t into out, which has t's size: when t's dtype is same, one
-// copy from MLX's buffer straight into out; else one tight loop for the
-// dtype pair where convertFast has one, or conv per element.
+// fill reads t into out, which must have t's size: when t's dtype is
+// same, one copy from MLX's buffer straight into out; else one tight loop
+// for the dtype pair where convertFast has one, or conv per element.
 func fill[T any](t *Tensor, op string, same mlxbind.DType, conv func(elems, int) T, out []T) {
+	if len(out) != t.Size() {
+		panic(&Error{Op: op, Shapes: []string{describe(t)},
+			Err:  fmt.Errorf("destination has %d elements, the tensor %d", len(out), t.Size()),
+			Hint: "make the slice with t.Size() elements"})
+	}
 	if t.DType() == same {
 		t.readInto(op, raw(out))
 		return
@@ -185,55 +190,19 @@ type element interface {
 //	for step := range steps { y = f(x); y.ReadInto(buf); … }
 func (t *Tensor) ReadInto(dst any) {
 	const op = "ReadInto"
-	switch d := dst.(type) {
-	case []float64:
-		readIntoSlice(t, op, d)
-	case []float32:
-		readIntoSlice(t, op, d)
-	case []complex64:
-		readIntoSlice(t, op, d)
-	case []int64:
-		readIntoSlice(t, op, d)
-	case []int32:
-		readIntoSlice(t, op, d)
-	case []int16:
-		readIntoSlice(t, op, d)
-	case []int8:
-		readIntoSlice(t, op, d)
-	case []int:
-		readIntoSlice(t, op, d)
-	case []uint64:
-		readIntoSlice(t, op, d)
-	case []uint32:
-		readIntoSlice(t, op, d)
-	case []uint16:
-		readIntoSlice(t, op, d)
-	case []uint8:
-		readIntoSlice(t, op, d)
-	case []bool:
-		readIntoSlice(t, op, d)
-	default:
+	t.mustConcrete(op)
+	if !readElems(t, op, dst) {
 		panic(&Error{Op: op, Shapes: []string{describe(t)}, Err: fmt.Errorf("cannot read into a %T", dst),
 			Hint: "pass a slice of float32, float64, complex64, int, int8–int64, uint8–uint64 or bool"})
 	}
 }
 
-// readIntoSlice checks dst's length and reads t into it.
-func readIntoSlice[T element](t *Tensor, op string, dst []T) {
-	t.mustConcrete(op)
-	if len(dst) != t.Size() {
-		panic(&Error{Op: op, Shapes: []string{describe(t)},
-			Err:  fmt.Errorf("destination has %d elements, the tensor %d", len(dst), t.Size()),
-			Hint: "make the slice with t.Size() elements"})
-	}
-	readElems(t, op, dst)
-}
-
-// readElems reads t into dst (t's size) as T: one copy when t's dtype
-// is T's, else a conversion per element (integers never pass through
-// float64).
-func readElems[T element](t *Tensor, op string, dst []T) {
-	switch d := any(dst).(type) {
+// readElems reads t into dst, a slice of one of the element types with
+// t.Size() elements: one copy when t's dtype is the slice's, else a
+// conversion (integers never pass through float64). It reports false,
+// reading nothing, for any other dst.
+func readElems(t *Tensor, op string, dst any) bool {
+	switch d := dst.(type) {
 	case []float64:
 		fill(t, op, mlxbind.Float64, elems.float64At, d)
 	case []float32:
@@ -260,7 +229,10 @@ func readElems[T element](t *Tensor, op string, dst []T) {
 		fill(t, op, mlxbind.Uint8, func(e elems, i int) uint8 { return uint8(e.uint64At(i)) }, d)
 	case []bool:
 		fill(t, op, mlxbind.Bool, boolAt, d)
+	default:
+		return false
 	}
+	return true
 }
 
 // ToFloat64s returns t's values as float64 (float16 and bfloat16 widen

@@ -100,17 +100,13 @@ func smallReadbacks(s mlxbind.Stream, add int, raw *mlxbind.Array, a *emily.Tens
 		y.Free()
 	})
 	runtime.GC()
-	gcStep := func(name string) {
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		t := timeit(func() { emily.Add(a, a).ToFloat32s() })
-		runtime.ReadMemStats(&m1)
-		fmt.Printf("  %-60s %s  (%d Go collections)\n", name, human(t), m1.NumGC-m0.NumGC)
-	}
-	gcStep("emily.Add + ToFloat32s, left to the GC")
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	t := timeit(func() { emily.Add(a, a).ToFloat32s() })
+	runtime.ReadMemStats(&m1)
+	fmt.Printf("  %-60s %s  (%d Go collections)\n", "emily.Add + ToFloat32s, left to the GC", human(t), m1.NumGC-m0.NumGC)
 	// Long enough for Go's own collector to run: does the cost fall once
 	// collections return buffers to MLX's cache?
-	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	const long = 5000
 	ts := make([]float64, long)
