@@ -81,6 +81,7 @@ type Session struct {
 
 	executing   atomic.Bool
 	releasedAt  uint64 // MLX active memory after the last release (release.go)
+	keepDead    bool   // no release of dead values: the release property test's control
 	unsubscribe func()
 
 	jitMu   sync.Mutex

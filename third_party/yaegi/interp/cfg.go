@@ -842,6 +842,19 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			wireChild(n)
 			if sc.def == nil && gtaDefined(n) {
 				// In global scope, type definition already handled by GTA.
+				// But GTA chose how to assign a call's results before the
+				// callee's type was known: `f := <binary func value>` then
+				// `a, b := f()` in one input took f for an interpreted
+				// function, so the define copied empty result slots over
+				// what the binary call had stored in a and b. Choose again
+				// now that the call is compiled. (emily patch 101)
+				if src := n.child[len(n.child)-1]; src.kind == callExpr {
+					if isBinCall(src, sc) {
+						n.gen = nop
+					} else {
+						n.gen = assignFromCall
+					}
+				}
 				break
 			}
 			err = compDefineX(sc, n)
@@ -2225,6 +2238,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 	if sc != interp.universe {
 		sc.pop()
+	}
+	if err == nil {
+		interp.noteRootRefs(root) // emily patch 100
 	}
 	return initNodes, err
 }

@@ -214,6 +214,8 @@ type Interpreter struct {
 	done     chan struct{}     // for cancellation of channel operations
 	roots    []*node
 	generic  map[string]*node
+	rootRefs map[int]bool // global frame slots function bodies may read (emily patch 100)
+	refsMu   sync.Mutex   // guards rootRefs
 
 	hooks *hooks // symbol hooks
 

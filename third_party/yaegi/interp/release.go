@@ -1,0 +1,94 @@
+package interp
+
+import "reflect"
+
+// emily patch 100: releasing what no code can read again.
+//
+// yaegi keeps every top-level value in one global frame, and a REPL adds
+// slots to it with every input: the variables it declares, and the
+// temporaries of its top-level expressions (a call's result, an index
+// expression's element). Nothing reads the temporaries of a finished input
+// again, nor the slot of a variable that a later input redeclared, but
+// they keep their values reachable for the Go collector, so a session that
+// re-runs `big := make([]byte, 1<<30)` holds one gigabyte per run.
+//
+// ReleaseUnreachable drops those slots. The rule is structural: a slot of
+// the global frame can be read later only
+//   - through a symbol of a package scope (a current global variable,
+//     function, constant or type), or
+//   - by a function body (a declared function, a method, a closure, a
+//     generic instance), which reads frames at run time by index.
+// Everything else in the global frame belongs to top-level code that has
+// run and never runs again. Each compiled function body records the global
+// slots it may reach (rootRefs, kept by cfg), over-approximated as every
+// index it names through an enclosing frame; this errs toward keeping.
+//
+// A dropped slot is replaced by a fresh zero value, never written through:
+// a temporary can be an alias of a live value's storage (the slot of
+// `ts[0]` is `ts`'s element itself, a reflect.Value made by Index), so
+// setting it to zero would nil that element. Values still reachable in Go
+// terms (through a pointer, a container, a closure's captured value) stay
+// alive, since only the frame's own reference goes.
+
+// noteRootRefs records the global frame slots that the function bodies
+// under root may read: those of every node naming a value through an
+// enclosing frame (level != 0). Called once per compiled tree.
+func (interp *Interpreter) noteRootRefs(root *node) {
+	var walk func(n *node, inFunc bool)
+	walk = func(n *node, inFunc bool) {
+		if inFunc && n.level != 0 && n.findex >= 0 {
+			interp.rootRefs[n.findex] = true
+		}
+		inFunc = inFunc || n.kind == funcDecl || n.kind == funcLit
+		for _, c := range n.child {
+			walk(c, inFunc)
+		}
+	}
+	interp.refsMu.Lock() // not interp.mutex: cfg may run while a caller holds it
+	defer interp.refsMu.Unlock()
+	if interp.rootRefs == nil {
+		interp.rootRefs = map[int]bool{}
+	}
+	walk(root, false)
+}
+
+// ReleaseUnreachable replaces every slot of the global frame that no code
+// can read again (see above) with a zero value, and returns how many slots
+// held a value that it dropped. Call it between inputs, while no
+// interpreted goroutine runs top-level code (goroutines running function
+// bodies are safe: the slots they can reach are kept).
+func (interp *Interpreter) ReleaseUnreachable() int {
+	interp.mutex.Lock()
+	defer interp.mutex.Unlock()
+	interp.refsMu.Lock()
+	defer interp.refsMu.Unlock()
+	if interp.frame == nil {
+		return 0
+	}
+	live := map[int]bool{}
+	for _, syms := range interp.srcPkg {
+		for _, s := range syms {
+			if s.index >= 0 {
+				live[s.index] = true
+			}
+		}
+	}
+	for _, sc := range interp.scopes {
+		for _, s := range sc.sym {
+			if s.index >= 0 {
+				live[s.index] = true
+			}
+		}
+	}
+	data := interp.frame.data
+	types := interp.universe.types
+	dropped := 0
+	for i, v := range data {
+		if live[i] || interp.rootRefs[i] || i >= len(types) || !v.IsValid() || v.IsZero() {
+			continue
+		}
+		data[i] = reflect.New(types[i]).Elem()
+		dropped++
+	}
+	return dropped
+}
