@@ -68,14 +68,14 @@ func (interp *Interpreter) ReleaseUnreachable() int {
 	live := map[int]bool{}
 	for _, syms := range interp.srcPkg {
 		for _, s := range syms {
-			if s.index >= 0 {
+			if s.holdsSlot() {
 				live[s.index] = true
 			}
 		}
 	}
 	for _, sc := range interp.scopes {
 		for _, s := range sc.sym {
-			if s.index >= 0 {
+			if s.holdsSlot() {
 				live[s.index] = true
 			}
 		}
@@ -91,4 +91,15 @@ func (interp *Interpreter) ReleaseUnreachable() int {
 		dropped++
 	}
 	return dropped
+}
+
+// holdsSlot reports whether a package-level symbol keeps a global frame
+// slot: packages, types and builtins have none (their index is a zero
+// left unset, which would otherwise pin slot 0).
+func (s *symbol) holdsSlot() bool {
+	switch s.kind {
+	case pkgSym, typeSym, bltnSym, binSym, labelSym, varTypeSym:
+		return false
+	}
+	return s.index >= 0
 }
