@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/emily-go/emily/display"
 )
 
 // TestReleaseProperty states decision 15 as a property: any sequence of
@@ -29,9 +31,12 @@ func TestReleaseProperty(t *testing.T) {
 		for i, c := range cells {
 			a, b := run(t, on, c), run(t, off, c)
 			runtime.GC()
-			if a.stdout != b.stdout || fmt.Sprint(a.err) != fmt.Sprint(b.err) {
-				t.Fatalf("seed %d, cell %d differs with release on:\n%s\n--- release on:  %q %v\n--- release off: %q %v\n--- the cells so far:\n%s",
-					seed, i, c, a.stdout, a.err, b.stdout, b.err, strings.Join(cells[:i+1], "\n// %%\n"))
+			// What a front end shows of the value, rendered after the
+			// cell has ended, as the REPL and the kernel do.
+			va, vb := fmt.Sprint(display.MIME(a.res.Value)), fmt.Sprint(display.MIME(b.res.Value))
+			if a.stdout != b.stdout || fmt.Sprint(a.err) != fmt.Sprint(b.err) || va != vb {
+				t.Fatalf("seed %d, cell %d differs with release on:\n%s\n--- release on:  %q %v %s\n--- release off: %q %v %s\n--- the cells so far:\n%s",
+					seed, i, c, a.stdout, a.err, va, b.stdout, b.err, vb, strings.Join(cells[:i+1], "\n// %%\n"))
 			}
 			if b.err != nil {
 				t.Fatalf("seed %d, cell %d fails without release too (a bad generated cell):\n%s\n%v", seed, i, c, b.err)
@@ -45,6 +50,7 @@ func releaseCells(r *rand.Rand, n int) []string {
 	cells := []string{
 		"type Box struct{ W *emily.Tensor }",
 		"func show(t *emily.Tensor) string {\n\tif t == nil {\n\t\treturn \"nil\"\n\t}\n\treturn fmt.Sprint(t.ToFloat32s())\n}",
+		"type Named struct{ W *emily.Tensor }\nfunc (n Named) String() string { return \"Named\" + show(n.W) }\nfunc (n Named) MIMEBundle() map[string]any { return map[string]any{\"text/plain\": n.String()} }\nfunc (n Named) T() *emily.Tensor { return n.W }\ntype TS interface {\n\tfmt.Stringer\n\tT() *emily.Tensor\n}",
 	}
 	var tensors []string // names bound to *emily.Tensor
 	var holders []holder
@@ -61,7 +67,17 @@ func releaseCells(r *rand.Rand, n int) []string {
 			cells = append(cells, fmt.Sprintf("%s := %s", name, newTensor()))
 			continue
 		}
-		switch k := r.Intn(14); {
+		switch k := r.Intn(17); {
+		case k == 14: // an interpreted value behind an interface that compiled code calls back
+			h := fresh("n")
+			cells = append(cells, fmt.Sprintf("var %s TS\n%s = Named{W: %s}", h, h, anyTensor()))
+			holders = append(holders, holder{h, h + ".T()", "stringer"})
+		case k == 15: // print a Stringer through fmt, which calls its wrapper
+			if n := pick(r, holders, "stringer"); n != "" {
+				cells = append(cells, fmt.Sprintf("fmt.Println(%s)", n))
+			}
+		case k == 16: // a cell's value: shown after the cell, past its release
+			cells = append(cells, fmt.Sprintf("Named{W: %s}", anyTensor()))
 		case k == 0: // slice
 			h := fresh("s")
 			cells = append(cells, fmt.Sprintf("%s := []*emily.Tensor{%s, %s}", h, anyTensor(), newTensor()))

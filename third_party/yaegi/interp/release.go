@@ -18,6 +18,9 @@ import "reflect"
 //     function, constant or type), or
 //   - by a function body (a declared function, a method, a closure, a
 //     generic instance), which reads frames at run time by index.
+//   - by a wrapper that compiled code calls back: an interpreted value
+//     converted to an interface, a method bound to its receiver, both of
+//     which read their receiver's slot at call time (noteLazySlot).
 // Everything else in the global frame belongs to top-level code that has
 // run and never runs again. Each compiled function body records the global
 // slots it may reach (rootRefs, kept by cfg), over-approximated as every
@@ -50,6 +53,24 @@ func (interp *Interpreter) noteRootRefs(root *node) {
 		interp.rootRefs = map[int]bool{}
 	}
 	walk(root, false)
+}
+
+// noteLazySlot records the slot of a node whose value a generated wrapper
+// reads when it is called rather than when it is made: the methods of an
+// interpreted value converted to an interface for compiled code, and a
+// method bound to an interpreted receiver, read the receiver's slot
+// through the frame they were made in, which for top-level code is the
+// global frame. Recorded for any frame, which errs toward keeping.
+func (interp *Interpreter) noteLazySlot(n *node) {
+	if n == nil || interp == nil || n.findex < 0 {
+		return
+	}
+	interp.refsMu.Lock()
+	defer interp.refsMu.Unlock()
+	if interp.rootRefs == nil {
+		interp.rootRefs = map[int]bool{}
+	}
+	interp.rootRefs[n.findex] = true
 }
 
 // ReleaseUnreachable replaces every slot of the global frame that no code

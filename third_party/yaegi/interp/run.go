@@ -1024,6 +1024,9 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 
 	if n.recv != nil {
 		rcvr = genValueRecv(n)
+		if n.recv.node != nil {
+			n.interp.noteLazySlot(n.recv.node) // emily patch 100
+		}
 	}
 	funcType := n.typ.TypeOf()
 
@@ -1087,6 +1090,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 }
 
 func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
+	n.interp.noteLazySlot(n) // its methods read n's slot when called (emily patch 100)
 	value := genValue(n)
 	if typ == nil || typ.Kind() != reflect.Interface || typ.NumMethod() == 0 || n.typ.cat == valueT {
 		return value
