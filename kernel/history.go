@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -265,8 +266,10 @@ func last(es []historyEntry, n *int, def int) []historyEntry {
 }
 
 // globRegexp compiles a history search pattern as IPython's (SQLite GLOB):
-// * any run of characters, ? one, [...] a class; matched against the
-// whole input, case-sensitively. An empty pattern matches everything.
+// * any run of characters, ? one, [...] one of a class, [^...] one not in
+// it; matched against the whole input, case-sensitively. In a class, a ]
+// right after [ or [^ is a member, a-z is a range, and a - at either end
+// is itself. An empty pattern matches everything.
 func globRegexp(p string) (*regexp.Regexp, error) {
 	if p == "" {
 		p = "*"
@@ -281,22 +284,58 @@ func globRegexp(p string) (*regexp.Regexp, error) {
 		case '?':
 			b.WriteString(".")
 		case '[':
-			j := strings.IndexRune(string(rs[i+1:]), ']')
-			if j < 0 {
-				return nil, errors.New("history search pattern: [ without ]")
+			class, next, err := globClass(rs, i+1)
+			if err != nil {
+				return nil, fmt.Errorf("history search pattern %q: %w", p, err)
 			}
-			class := string(rs[i+1:])[:j]
-			if strings.HasPrefix(class, "^") {
-				class = "^" + regexp.QuoteMeta(class[1:])
-			} else {
-				class = regexp.QuoteMeta(class)
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\-`, "-") + "]")
-			i += len([]rune(class)) + 1
+			b.WriteString(class)
+			i = next - 1
 		default:
 			b.WriteString(regexp.QuoteMeta(string(c)))
 		}
 	}
 	b.WriteString(`\z`)
 	return regexp.Compile(b.String())
+}
+
+// globClass translates the class that starts at rs[i] (just after its [)
+// into a regexp that matches one character, and returns the index after
+// its closing ].
+func globClass(rs []rune, i int) (string, int, error) {
+	negate := i < len(rs) && rs[i] == '^'
+	if negate {
+		i++
+	}
+	var items strings.Builder
+	quote := func(r rune) string { return `\x{` + strconv.FormatInt(int64(r), 16) + `}` }
+	for first := true; ; first = false {
+		if i >= len(rs) {
+			return "", 0, errors.New("[ without ]")
+		}
+		c := rs[i]
+		if c == ']' && !first {
+			break
+		}
+		if i+2 < len(rs) && rs[i+1] == '-' && rs[i+2] != ']' {
+			// A range lo-hi; SQLite matches nothing for hi < lo.
+			if lo, hi := c, rs[i+2]; lo <= hi {
+				items.WriteString(quote(lo) + "-" + quote(hi))
+			}
+			i += 3
+			continue
+		}
+		items.WriteString(quote(c))
+		i++
+	}
+	i++                   // past ]
+	if items.Len() == 0 { // only empty ranges
+		if negate {
+			return ".", i, nil
+		}
+		return `[^\x00-\x{10FFFF}]`, i, nil
+	}
+	if negate {
+		return "[^" + items.String() + "]", i, nil
+	}
+	return "[" + items.String() + "]", i, nil
 }

@@ -96,13 +96,37 @@ func TestGlob(t *testing.T) {
 		{"é*", "été", true},
 		{"a.c", "abc", false},
 		{"*", "multi\nline", true},
+		// Classes as SQLite reads them: the pattern a sample like
+		// []int{1, 2} needs, ] and - as members, ranges, escapes.
+		{"[[]]int*", "[]int{1, 2}", true},
+		{"[[]]int*", "]int", false},
+		{"[]]x", "]x", true},
+		{"[^]]x", "]x", false},
+		{"[^]]x", "ax", true},
+		{"[a-c]", "b", true},
+		{"[a-c]", "d", false},
+		{"[a-]", "-", true},
+		{"[-a]", "-", true},
+		{"[c-a]", "b", false},
+		{"[\\]", "\\", true},
+		{"x[.]y", "x.y", true},
+		{"x[.]y", "xay", false},
+		{"*[*]", "a*", true},
+		{"[é-ü]t", "ét", true},
 	} {
 		re, err := globRegexp(tt.pat)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if re.MatchString(tt.s) != tt.ok {
+			t.Logf("regexp %s", re)
 			t.Errorf("glob %q on %q = %v", tt.pat, tt.s, !tt.ok)
 		}
+	}
+}
+
+func TestGlobUnclosedClass(t *testing.T) {
+	if _, err := globRegexp("a[bc"); err == nil || !strings.Contains(err.Error(), "[ without ]") {
+		t.Errorf("unclosed class: %v", err)
 	}
 }
