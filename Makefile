@@ -1,6 +1,7 @@
 # Emily for Go. Two commands on a fresh machine:
 #   make run    sets everything up and starts the REPL
 #   make test   sets everything up and runs every test
+#   make lab    JupyterLab in .venv, with the kernel, on notebooks/
 # Setup is idempotent: the second run only checks stamps.
 
 GO      ?= go
@@ -16,10 +17,22 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: run test setup mlx venv minilm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-minilm clean kernel-install generate check-generated fuzz soak
+.PHONY: run lab test setup mlx venv minilm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-minilm clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
+
+# JupyterLab comes with the venv (tests/requirements.txt pins it for the
+# browser test); the kernel is installed into that venv (its
+# share/jupyter/kernels, which its Jupyter searches), so nothing of the
+# user's own Jupyter changes. LAB_ARGS passes options (--no-browser, a
+# port); as root, Jupyter needs --allow-root, given here.
+LAB_PREFIX  ?= $(VENV)
+JUPYTER_LAB ?= $(VENV)/bin/jupyter lab
+LAB_ARGS    ?=
+lab: build venv
+	./$(BIN) install --prefix $(LAB_PREFIX)
+	$(JUPYTER_LAB) --ServerApp.root_dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
 setup: mlx venv minilm chromium
 

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,11 +27,20 @@ import (
 // file is rewritten with the newest historyKeep at start-up.
 const historyKeep = 10000
 
+// historyInlineMax bounds the output a record holds. A larger one (a cell
+// whose value is 70 MB) goes to a file of its own beside the history, and
+// the record names it: the history file stays a list of small lines, and
+// the kernel holds only the names in memory.
+var historyInlineMax = 64 << 10
+
 type historyEntry struct {
 	Session int     `json:"session"`
 	Line    int     `json:"line"`
 	Input   string  `json:"input"`
 	Output  *string `json:"output,omitempty"` // text/plain of the execute_result
+	// OutputFile names the file in the outputs directory that holds an
+	// output larger than historyInlineMax (Output is then nil).
+	OutputFile string `json:"output_file,omitempty"`
 }
 
 type history struct {
@@ -72,16 +83,22 @@ func openHistory(path string, logf func(string, ...any)) *history {
 	}
 	err := h.locked(func(f *os.File) error {
 		var all []historyEntry
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
+		// Lines of any length: a file written before outputs were kept
+		// apart may hold one of 70 MB (bufio.Scanner stopped there, and
+		// the whole history was lost).
+		r := bufio.NewReader(f)
+		for {
+			line, err := r.ReadBytes('\n')
 			var e historyEntry
-			if json.Unmarshal(sc.Bytes(), &e) == nil && e.Session > 0 {
+			if len(line) > 0 && json.Unmarshal(line, &e) == nil && e.Session > 0 {
 				all = append(all, e)
 			}
-		}
-		if err := sc.Err(); err != nil {
-			return err
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
 		}
 		for _, e := range all {
 			h.session = max(h.session, e.Session+1)
@@ -92,7 +109,10 @@ func openHistory(path string, logf func(string, ...any)) *history {
 			h.entries = all
 		}
 		if len(all) > 2*historyKeep {
-			return rewrite(f, h.entries)
+			if err := rewrite(f, h.entries); err != nil {
+				return err
+			}
+			h.pruneOutputs()
 		}
 		// Claim the session number now, so a kernel started meanwhile
 		// takes the next one.
@@ -147,11 +167,75 @@ func rewrite(f *os.File, es []historyEntry) error {
 	return err
 }
 
+// outputsDir holds the outputs too large for a record:
+// history-outputs/ beside history.jsonl.
+func outputsDir(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + "-outputs"
+}
+
+// keepApart writes a large output to its own file and points e at it;
+// without a file (memory only, or it cannot be written) the record keeps
+// the first historyInlineMax bytes and says how long the output was.
+func (h *history) keepApart(e *historyEntry) {
+	out := *e.Output
+	if h.path != "" {
+		name := fmt.Sprintf("%d-%d.txt", e.Session, e.Line)
+		dir := outputsDir(h.path)
+		err := os.MkdirAll(dir, 0o700)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), []byte(out), 0o600)
+		}
+		if err == nil {
+			e.Output, e.OutputFile = nil, name
+			return
+		}
+		h.log("history: keeping the %d-byte output of line %d apart: %v; storing its start", len(out), e.Line, err)
+	}
+	cut := completeUTF8([]byte(out[:historyInlineMax]))
+	short := out[:cut] + fmt.Sprintf("\n… (%d bytes in all; history keeps the first %d)", len(out), cut)
+	e.Output = &short
+}
+
+// pruneOutputs removes the output files no kept entry names.
+func (h *history) pruneOutputs() {
+	dir := outputsDir(h.path)
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	keep := map[string]bool{}
+	for _, e := range h.entries {
+		keep[e.OutputFile] = true
+	}
+	for _, n := range names {
+		if !keep[n.Name()] {
+			os.Remove(filepath.Join(dir, n.Name()))
+		}
+	}
+}
+
+// output returns e's output: the record's, or its file's in the outputs
+// directory of the history at path (nil when the file is gone).
+func output(path string, e historyEntry) *string {
+	if e.OutputFile == "" || path == "" {
+		return e.Output
+	}
+	b, err := os.ReadFile(filepath.Join(outputsDir(path), filepath.Base(e.OutputFile)))
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	return &s
+}
+
 // add records one executed cell.
 func (h *history) add(line int, input string, output *string) {
 	e := historyEntry{Session: h.session, Line: line, Input: input, Output: output}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if output != nil && len(*output) > historyInlineMax {
+		h.keepApart(&e)
+	}
 	h.entries = append(h.entries, e)
 	if len(h.entries) > 2*historyKeep {
 		h.entries = append([]historyEntry(nil), h.entries[len(h.entries)-historyKeep:]...)
@@ -187,7 +271,7 @@ func (h *history) query(r historyRequest) ([]any, error) {
 			es = append(es, e)
 		}
 	}
-	session := h.session
+	session, path := h.session, h.path
 	h.mu.Unlock()
 
 	switch r.HistAccessType {
@@ -242,8 +326,8 @@ func (h *history) query(r historyRequest) ([]any, error) {
 		var item any = e.Input
 		if r.Output {
 			var out any
-			if e.Output != nil {
-				out = *e.Output
+			if o := output(path, e); o != nil {
+				out = *o
 			}
 			item = []any{e.Input, out}
 		}
@@ -265,8 +349,10 @@ func last(es []historyEntry, n *int, def int) []historyEntry {
 }
 
 // globRegexp compiles a history search pattern as IPython's (SQLite GLOB):
-// * any run of characters, ? one, [...] a class; matched against the
-// whole input, case-sensitively. An empty pattern matches everything.
+// * any run of characters, ? one, [...] one of a class, [^...] one not in
+// it; matched against the whole input, case-sensitively. In a class, a ]
+// right after [ or [^ is a member, a-z is a range, and a - at either end
+// is itself. An empty pattern matches everything.
 func globRegexp(p string) (*regexp.Regexp, error) {
 	if p == "" {
 		p = "*"
@@ -281,22 +367,58 @@ func globRegexp(p string) (*regexp.Regexp, error) {
 		case '?':
 			b.WriteString(".")
 		case '[':
-			j := strings.IndexRune(string(rs[i+1:]), ']')
-			if j < 0 {
-				return nil, errors.New("history search pattern: [ without ]")
+			class, next, err := globClass(rs, i+1)
+			if err != nil {
+				return nil, fmt.Errorf("history search pattern %q: %w", p, err)
 			}
-			class := string(rs[i+1:])[:j]
-			if strings.HasPrefix(class, "^") {
-				class = "^" + regexp.QuoteMeta(class[1:])
-			} else {
-				class = regexp.QuoteMeta(class)
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\-`, "-") + "]")
-			i += len([]rune(class)) + 1
+			b.WriteString(class)
+			i = next - 1
 		default:
 			b.WriteString(regexp.QuoteMeta(string(c)))
 		}
 	}
 	b.WriteString(`\z`)
 	return regexp.Compile(b.String())
+}
+
+// globClass translates the class that starts at rs[i] (just after its [)
+// into a regexp that matches one character, and returns the index after
+// its closing ].
+func globClass(rs []rune, i int) (string, int, error) {
+	negate := i < len(rs) && rs[i] == '^'
+	if negate {
+		i++
+	}
+	var items strings.Builder
+	quote := func(r rune) string { return `\x{` + strconv.FormatInt(int64(r), 16) + `}` }
+	for first := true; ; first = false {
+		if i >= len(rs) {
+			return "", 0, errors.New("[ without ]")
+		}
+		c := rs[i]
+		if c == ']' && !first {
+			break
+		}
+		if i+2 < len(rs) && rs[i+1] == '-' && rs[i+2] != ']' {
+			// A range lo-hi; SQLite matches nothing for hi < lo.
+			if lo, hi := c, rs[i+2]; lo <= hi {
+				items.WriteString(quote(lo) + "-" + quote(hi))
+			}
+			i += 3
+			continue
+		}
+		items.WriteString(quote(c))
+		i++
+	}
+	i++                   // past ]
+	if items.Len() == 0 { // only empty ranges
+		if negate {
+			return ".", i, nil
+		}
+		return `[^\x00-\x{10FFFF}]`, i, nil
+	}
+	if negate {
+		return "[^" + items.String() + "]", i, nil
+	}
+	return "[" + items.String() + "]", i, nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func intp(n int) *int { return &n }
@@ -96,13 +97,98 @@ func TestGlob(t *testing.T) {
 		{"é*", "été", true},
 		{"a.c", "abc", false},
 		{"*", "multi\nline", true},
+		// Classes as SQLite reads them: the pattern a sample like
+		// []int{1, 2} needs, ] and - as members, ranges, escapes.
+		{"[[]]int*", "[]int{1, 2}", true},
+		{"[[]]int*", "]int", false},
+		{"[]]x", "]x", true},
+		{"[^]]x", "]x", false},
+		{"[^]]x", "ax", true},
+		{"[a-c]", "b", true},
+		{"[a-c]", "d", false},
+		{"[a-]", "-", true},
+		{"[-a]", "-", true},
+		{"[c-a]", "b", false},
+		{"[\\]", "\\", true},
+		{"x[.]y", "x.y", true},
+		{"x[.]y", "xay", false},
+		{"*[*]", "a*", true},
+		{"[é-ü]t", "ét", true},
 	} {
 		re, err := globRegexp(tt.pat)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if re.MatchString(tt.s) != tt.ok {
+			t.Logf("regexp %s", re)
 			t.Errorf("glob %q on %q = %v", tt.pat, tt.s, !tt.ok)
 		}
+	}
+}
+
+func TestGlobUnclosedClass(t *testing.T) {
+	if _, err := globRegexp("a[bc"); err == nil || !strings.Contains(err.Error(), "[ without ]") {
+		t.Errorf("unclosed class: %v", err)
+	}
+}
+
+// A cell whose value is 70 MB: after a restart the history is all there
+// (bufio.Scanner's 64 MiB token limit emptied it), the record in the file
+// is small, and the output comes back whole from its own file.
+func TestHistoryLargeOutputSurvivesRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	logf := func(f string, a ...any) { t.Errorf("history log: "+f, a...) }
+	h := openHistory(path, logf)
+	big := strings.Repeat("x", 70<<20)
+	small := "7"
+	h.add(1, "x := 7", nil)
+	h.add(2, "strings.Repeat(\"x\", 70<<20)", &big)
+	h.add(3, "x", &small)
+
+	if fi, err := os.Stat(path); err != nil || fi.Size() > 1<<10 {
+		t.Fatalf("history file: %v, %v; want a few small records", fi.Size(), err)
+	}
+	h2 := openHistory(path, logf)
+	rows, err := h2.query(historyRequest{HistAccessType: "range", Session: -1, Output: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("after a restart %d entries of session 1, want 3", len(rows))
+	}
+	got := rows[1].([]any)[2].([]any)[1]
+	if s, _ := got.(string); s != big {
+		t.Errorf("the 70 MB output came back as %d bytes", len(s))
+	}
+	if got := rows[2].([]any)[2].([]any)[1]; got != "7" {
+		t.Errorf("a small output came back as %v", got)
+	}
+}
+
+// A file written before outputs were kept apart, with a line longer than
+// any scanner buffer, still loads.
+func TestHistoryLoadsLinesOfAnySize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	big := strings.Repeat("y", 70<<20)
+	var lines []byte
+	for _, e := range []historyEntry{{Session: 1, Line: 1, Input: "a"}, {Session: 1, Line: 2, Input: "b", Output: &big}, {Session: 1, Line: 3, Input: "c"}} {
+		b, _ := json.Marshal(e)
+		lines = append(append(lines, b...), '\n')
+	}
+	os.WriteFile(path, lines, 0o600)
+	h := openHistory(path, func(f string, a ...any) { t.Errorf("history log: "+f, a...) })
+	if got := rowsJSON(t, h, historyRequest{HistAccessType: "range", Session: -1}); got != `[[1,1,"a"],[1,2,"b"],[1,3,"c"]]` {
+		t.Errorf("loaded %s", got)
+	}
+}
+
+// Without a file, a large output is kept by its start, with its length.
+func TestHistoryInMemoryBoundsLargeOutput(t *testing.T) {
+	h := openHistory("", nil)
+	big := strings.Repeat("é", historyInlineMax) // twice the bound in bytes
+	h.add(1, "v", &big)
+	out := *h.entries[0].Output
+	if len(out) > historyInlineMax+100 || !strings.Contains(out, "bytes in all") || !utf8.ValidString(out) {
+		t.Errorf("in-memory record of %d bytes: %q…", len(out), out[len(out)-60:])
 	}
 }

@@ -44,7 +44,8 @@ func (s *syncBuffer) String() string {
 }
 
 // floodExec prints on demand: "lines N" prints N short lines with one
-// Fprintln each; "bytes N" prints N bytes in 64 KiB writes.
+// Fprintln each; "bytes N" prints N bytes in 64 KiB writes; "one N"
+// prints N bytes in one Write.
 type floodExec struct{}
 
 func (floodExec) Execute(ctx context.Context, code string, stdout, stderr io.Writer) (MIMEBundle, error) {
@@ -55,6 +56,8 @@ func (floodExec) Execute(ctx context.Context, code string, stdout, stderr io.Wri
 		for i := range n {
 			fmt.Fprintln(stdout, i)
 		}
+	case "one":
+		stdout.Write(bytes.Repeat([]byte("é"), n/2)) // one Write of n bytes, 2-byte runes
 	case "bytes":
 		chunk := bytes.Repeat([]byte("x"), 64<<10)
 		for n > 0 {

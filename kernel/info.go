@@ -53,9 +53,7 @@ func (info Info) withDefaults() Info {
 		l.Name = "go"
 	}
 	if l.Version == "" {
-		// language_info.version is a bare version number ("1.26.1"), not
-		// runtime.Version's "go1.26.1".
-		l.Version = strings.TrimPrefix(runtime.Version(), "go")
+		l.Version = GoLanguageVersion()
 	}
 	if l.MIMEType == "" {
 		l.MIMEType = "text/x-go"
@@ -76,4 +74,24 @@ func (info Info) withDefaults() Info {
 		info.HelpLinks = []HelpLink{}
 	}
 	return info
+}
+
+// GoLanguageVersion is the language_info version: the Go language release
+// the session implements, "1.26", without the toolchain's patch level.
+// JupyterLab copies language_info into every notebook it opens and marks
+// the notebook modified when it differs from what the file stores, so a
+// patch release of the toolchain must not change it (notebooks/*.ipynb
+// store it; tests/test_notebook_metadata.py checks that they agree).
+func GoLanguageVersion() string {
+	v := strings.TrimPrefix(runtime.Version(), "go")
+	if i := strings.IndexByte(v, '.'); i >= 0 {
+		if j := strings.IndexAny(v[i+1:], ".-+ "); j >= 0 {
+			v = v[:i+1+j]
+		}
+	}
+	// A development toolchain ("devel go1.27-abcdef …") has no release.
+	if strings.HasPrefix(v, "devel") {
+		return "devel"
+	}
+	return v
 }

@@ -1,12 +1,23 @@
 package kernel
 
 import (
+	"embed"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 )
+
+//go:generate go run ./internal/logo/gen logo
+
+// logos are the kernelspec's images (kernel/internal/logo draws them):
+// JupyterLab's launcher and Help › About show logo-svg.svg, older front
+// ends the PNGs. Without them the launcher shows a placeholder letter and
+// About a broken image.
+//
+//go:embed logo/logo-32x32.png logo/logo-64x64.png logo/logo-svg.svg
+var logos embed.FS
 
 // KernelName is the kernelspec directory name, which is how Jupyter
 // refers to this kernel ("jupyter console --kernel emily").
@@ -35,7 +46,7 @@ type kernelSpec struct {
 }
 
 // Install writes the kernelspec directory "emily" with its kernel.json and
-// returns the directory. The spec starts "<binary> kernel -f
+// logos, and returns the directory. The spec starts "<binary> kernel -f
 // {connection_file}" and asks for interrupts as interrupt_request messages,
 // since the kernel cancels cells by context rather than by signal.
 func Install(opts InstallOptions) (dir string, err error) {
@@ -80,6 +91,20 @@ func Install(opts InstallOptions) (dir string, err error) {
 	path := filepath.Join(dir, "kernel.json")
 	if err := os.WriteFile(path, append(spec, '\n'), 0o644); err != nil {
 		return "", fmt.Errorf("kernel: install: write %s: %w", path, err)
+	}
+	entries, err := logos.ReadDir("logo")
+	if err != nil {
+		return "", fmt.Errorf("kernel: install: read embedded logos: %w", err)
+	}
+	for _, e := range entries {
+		b, err := logos.ReadFile("logo/" + e.Name())
+		if err != nil {
+			return "", fmt.Errorf("kernel: install: read embedded %s: %w", e.Name(), err)
+		}
+		path := filepath.Join(dir, e.Name())
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return "", fmt.Errorf("kernel: install: write %s: %w", path, err)
+		}
 	}
 	return dir, nil
 }

@@ -2,6 +2,9 @@ package kernel
 
 import (
 	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
@@ -122,4 +125,37 @@ func readSpec(t *testing.T, dir string) kernelSpec {
 		t.Fatal(err)
 	}
 	return spec
+}
+
+// Install writes the logos Jupyter looks for by name in the kernelspec
+// (logo-32x32.png, logo-64x64.png, logo-svg.svg): valid images of their
+// size, so the launcher and Help › About show the logo, not a placeholder.
+func TestInstallWritesLogos(t *testing.T) {
+	dir, err := Install(InstallOptions{Binary: "/bin/true", Prefix: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, px := range []int{32, 64} {
+		name := filepath.Join(dir, fmt.Sprintf("logo-%dx%d.png", px, px))
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil || cfg.Width != px || cfg.Height != px {
+			t.Errorf("%s: %+v %v, want a %d×%d PNG", name, cfg, err, px, px)
+		}
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "logo-svg.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		XMLName xml.Name
+		ViewBox string `xml:"viewBox,attr"`
+	}
+	if err := xml.Unmarshal(svg, &doc); err != nil || doc.XMLName.Local != "svg" || doc.ViewBox == "" {
+		t.Errorf("logo-svg.svg: %v %+v, want an <svg> with a viewBox", err, doc)
+	}
 }

@@ -166,6 +166,8 @@ type kernel struct {
 
 	hist *history // what history_request reads
 
+	replays *replayGuard // signatures seen, to drop a replayed message
+
 	cellMu      sync.Mutex
 	cellCtx     context.Context    // the running cell's; nil when idle
 	cellCancel  context.CancelFunc // cancels the running cell; nil when idle
@@ -199,6 +201,7 @@ func serve(ctx context.Context, ci *connInfo, exec Executor, info Info, logger *
 		cancel:  cancel,
 		shellQ:  make(chan *message, shellQueueSize),
 		stopped: make(chan struct{}),
+		replays: newReplayGuard(replayWindow),
 	}
 	k.hist = openHistory(k.info.HistoryFile, k.log.Printf)
 	if err := k.bind(ci); err != nil {
@@ -317,6 +320,10 @@ func (k *kernel) recvLoop(ch *channel, handle func(*message)) {
 		m, err := decode(zm.Frames, k.signer)
 		if err != nil {
 			k.log.Printf("%s: dropping message: %v", ch.name, err)
+			continue
+		}
+		if k.signer.key != nil && !k.replays.first(m.Signature) {
+			k.log.Printf("%s: dropping %s %s: its signature was seen before (a replayed message)", ch.name, m.Header.MsgType, m.Header.MsgID)
 			continue
 		}
 		handle(m)

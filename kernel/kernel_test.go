@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -375,5 +377,15 @@ func TestRunErrors(t *testing.T) {
 	}
 	if err := Run(context.Background(), path, nil, Info{}); err == nil {
 		t.Error("nil Executor accepted")
+	}
+}
+
+func TestGoLanguageVersion(t *testing.T) {
+	v := GoLanguageVersion()
+	if !regexp.MustCompile(`^1\.\d+(rc\d+|beta\d+)?$|^devel$`).MatchString(v) {
+		t.Errorf("GoLanguageVersion() = %q, want major.minor (no patch level: notebooks store it)", v)
+	}
+	if !strings.HasPrefix(strings.TrimPrefix(runtime.Version(), "go"), v) && v != "devel" {
+		t.Errorf("GoLanguageVersion() = %q is not runtime %s's", v, runtime.Version())
 	}
 }

@@ -17,10 +17,23 @@ var (
 	// is published: short enough to read as live progress.
 	flushInterval = 200 * time.Millisecond
 
-	// flushSize publishes the buffer at once when it grows past this many
-	// bytes, which bounds the size of one message and the memory a fast
-	// printer holds.
+	// flushSize publishes the buffer at once when it reaches this many
+	// bytes. It is also the most one stream message carries: a single
+	// large Write is cut into messages of this size (a 100 MB write was
+	// one 100 MB message, and the kernel peaked at 762 MB).
 	flushSize = 64 << 10
+
+	// streamBacklog is how many iopub messages may wait for the slowest
+	// subscriber before a stream chunk waits for it to catch up: the cell
+	// that prints faster than the client reads is slowed down, as a
+	// terminal slows it, instead of the kernel queueing its whole output
+	// (up to the HWM, 10,000 messages of 64 KiB). 64 chunks are 4 MiB.
+	streamBacklog = 64
+
+	// backlogStall is how long the backlog may stay the same before the
+	// wait gives up: a subscriber that stopped reading must not hold the
+	// cell; its queue then fills to the HWM and drops, as before.
+	backlogStall = 500 * time.Millisecond
 )
 
 // streamWriter is the io.Writer a cell's stdout or stderr goes to. Writes
@@ -48,19 +61,26 @@ func (k *kernel) newStream(parent *message, name string) *streamWriter {
 	return &streamWriter{k: k, parent: parent, name: name}
 }
 
-// Write buffers p and arranges for it to be published.
+// Write buffers p and arranges for it to be published, in messages of at
+// most flushSize bytes whatever the size of p.
 func (w *streamWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if len(w.buf) >= flushSize {
-		w.publishLocked(false)
-	} else if w.timer == nil {
+	n := len(p)
+	for len(p) > 0 {
+		take := min(flushSize-len(w.buf), len(p))
+		w.buf = append(w.buf, p[:take]...)
+		p = p[take:]
+		if len(w.buf) >= flushSize {
+			w.publishLocked(false)
+		}
+	}
+	if len(w.buf) > 0 && w.timer == nil {
 		w.timer = time.AfterFunc(flushInterval, w.tick)
 	}
 	// Output is best effort: failing the cell's Write because a client is
 	// gone would turn a display problem into a program error.
-	return len(p), nil
+	return n, nil
 }
 
 // tick is the timer's flush; it keeps a split UTF-8 sequence for later.
@@ -90,6 +110,7 @@ func (w *streamWriter) publishLocked(all bool) {
 		cut = completeUTF8(w.buf)
 	}
 	if cut > 0 {
+		w.k.waitIOPub()
 		w.k.publish(w.parent, "stream", map[string]string{"name": w.name, "text": string(w.buf[:cut])})
 	}
 	w.buf = append(w.buf[:0:0], w.buf[cut:]...)
@@ -172,4 +193,24 @@ func (w *streamWriter) SetNextInput(text string) {
 func (w *streamWriter) ClearOutput(wait bool) {
 	w.flush()
 	w.k.publish(w.parent, "clear_output", map[string]any{"wait": wait})
+}
+
+// waitIOPub waits while more than streamBacklog messages are queued for
+// the slowest iopub subscriber, unless that backlog stops moving for
+// backlogStall (a subscriber that does not read) or the kernel stops.
+func (k *kernel) waitIOPub() {
+	b, ok := k.iopub.sock.(interface{ Backlog() int })
+	if !ok {
+		return
+	}
+	last, moved := b.Backlog(), time.Now()
+	for cur := last; cur > streamBacklog; cur = b.Backlog() {
+		if cur < last {
+			last, moved = cur, time.Now()
+		}
+		if time.Since(moved) > backlogStall || k.ctx.Err() != nil {
+			return
+		}
+		time.Sleep(time.Millisecond) // zmq4 has no notification to wait on
+	}
 }

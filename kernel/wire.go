@@ -51,6 +51,9 @@ type message struct {
 	Metadata json.RawMessage
 	Content  json.RawMessage
 	Buffers  [][]byte
+	// Signature is the received HMAC, lowercased hex ("" unsigned), by
+	// which replays are recognised (replay.go).
+	Signature string
 }
 
 // signer computes and checks the HMAC of messages. A nil key disables
@@ -120,6 +123,7 @@ func decode(frames [][]byte, s *signer) (*message, error) {
 		Metadata:   json.RawMessage(bytes.Clone(meta)),
 		Content:    json.RawMessage(bytes.Clone(content)),
 		Buffers:    cloneFrames(rest[5:]),
+		Signature:  string(bytes.ToLower(sig)),
 	}
 	if err := json.Unmarshal(hdr, &m.Header); err != nil {
 		return nil, fmt.Errorf("kernel: decode message header: %w", err)

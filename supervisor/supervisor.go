@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -263,19 +264,33 @@ func (sv *Supervisor) reset(stdout io.Writer) error {
 }
 
 // replay re-runs the cells that succeeded before the last restart, with
-// their output discarded, stopping at the first failure.
+// their output discarded, stopping at the first failure. Cells not yet
+// replayed stay queued: after a failing cell, the next %replay starts
+// with it; after a crash, which loses the fresh session too, it re-runs
+// everything that session had run, then the cells not reached.
 func (sv *Supervisor) replay(ctx context.Context, stdout, stderr io.Writer) error {
 	cells := sv.replayable
 	if len(cells) == 0 {
 		fmt.Fprintln(stderr, "%replay: nothing to replay (no restart, or no cell had succeeded before it)")
 		return nil
 	}
+	before := slices.Clone(sv.succeeded) // run since the restart, before %replay
 	for i, c := range cells {
 		w := sv.worker()
 		sv.cellNum++
 		sv.lastCell, sv.lastNum = c.code, sv.cellNum
 		if _, err := sv.run(ctx, w, c, io.Discard, io.Discard); err != nil {
-			return fmt.Errorf("%%replay: cell %d of %d failed: %w", i+1, len(cells), err)
+			var ce *CrashError
+			if errors.As(err, &ce) {
+				// The crash lost what the session had run: the cells
+				// before %replay, those it replayed, and this one; and
+				// those it had not reached.
+				sv.replayable = append(before, cells...)
+				ce.Replay = len(sv.replayable)
+				return fmt.Errorf("%%replay: cell %d of %d: %w", i+1, len(cells), err)
+			}
+			sv.replayable = cells[i:]
+			return fmt.Errorf("%%replay: cell %d of %d failed (%%replay retries from it, %d cell(s) left): %w", i+1, len(cells), len(cells)-i, err)
 		}
 		sv.succeeded = append(sv.succeeded, c)
 	}
@@ -386,7 +401,7 @@ func (sv *Supervisor) start() (*worker, error) {
 	w := newWorker(cmd, reqW, evR, outR, logR, sv.opts.Log)
 	select {
 	case ev := <-w.ready:
-		_ = ev
+		w.fd.setToken(ev.Data) // the sync marks' token (fdout.go)
 		return w, nil
 	case <-w.dead:
 		cause, exit, _ := w.postMortem()
@@ -409,6 +424,9 @@ type worker struct {
 	nextID  int64
 	waiters map[int64]chan event
 	outs    map[int64][2]io.Writer
+	// ended keeps the writers of the last cells that ended: what their
+	// goroutines print afterwards goes there (lateOutput).
+	ended   []endedCell
 	running int64 // id of the running cell; 0 between cells
 	// inputCancel ends a wait for input that the cell no longer needs
 	// (it was interrupted, or ended).
@@ -431,7 +449,7 @@ func newWorker(cmd *exec.Cmd, req io.WriteCloser, events, stdout, stderr io.Read
 		ready: make(chan event, 1), dead: make(chan struct{}), exited: make(chan struct{}),
 		logEOF: make(chan struct{}), tail: &tailBuffer{max: 64 << 10},
 	}
-	w.fd = newFDRouter(logTo, w.tail)
+	w.fd = newFDRouter(logTo, w.tail, func() bool { return !w.isDead() })
 	go func() {
 		defer close(w.logEOF)
 		var both sync.WaitGroup
@@ -445,6 +463,35 @@ func newWorker(cmd *exec.Cmd, req io.WriteCloser, events, stdout, stderr io.Read
 	}()
 	go w.readEvents(events)
 	return w
+}
+
+// endedCell is a cell's id and writers, kept after its end.
+type endedCell struct {
+	id   int64
+	outs [2]io.Writer
+}
+
+// keepEnded is how many ended cells keep their writers.
+const keepEnded = 8
+
+// outsFor returns the writers for output events of cell id: its own while
+// it runs or soon after it ended, else those of the latest cell.
+func (w *worker) outsFor(id int64) ([2]io.Writer, bool) {
+	if o, ok := w.outs[id]; ok {
+		return o, true
+	}
+	for i := len(w.ended) - 1; i >= 0; i-- {
+		if w.ended[i].id == id {
+			return w.ended[i].outs, true
+		}
+	}
+	if o, ok := w.outs[w.running]; ok {
+		return o, true
+	}
+	if n := len(w.ended); n > 0 {
+		return w.ended[n-1].outs, true
+	}
+	return [2]io.Writer{}, false
 }
 
 // readEvents routes the worker's events until its pipe closes.
@@ -464,7 +511,7 @@ func (w *worker) readEvents(r io.Reader) {
 		case "ready":
 			w.ready <- ev
 		case "display":
-			if o, ok := w.outs[ev.ID]; ok {
+			if o, ok := w.outsFor(ev.ID); ok {
 				if sink, ok := o[0].(interface {
 					Display(data, metadata map[string]any, id string, update bool)
 				}); ok {
@@ -486,13 +533,13 @@ func (w *worker) readEvents(r io.Reader) {
 				p.Page(ev.MIME)
 			}
 		case "clear_output":
-			if o, ok := w.outs[ev.ID]; ok {
+			if o, ok := w.outsFor(ev.ID); ok {
 				if c, ok := o[0].(interface{ ClearOutput(wait bool) }); ok {
 					c.ClearOutput(ev.Wait)
 				}
 			}
 		case "stdout", "stderr":
-			if o, ok := w.outs[ev.ID]; ok {
+			if o, ok := w.outsFor(ev.ID); ok {
 				i := 0
 				if ev.Kind == "stderr" {
 					i = 1
@@ -502,6 +549,12 @@ func (w *worker) readEvents(r io.Reader) {
 		default:
 			if ch, ok := w.waiters[ev.ID]; ok {
 				delete(w.waiters, ev.ID)
+				if o, ok := w.outs[ev.ID]; ok && ev.Kind == "done" {
+					w.ended = append(w.ended, endedCell{ev.ID, o})
+					if len(w.ended) > keepEnded {
+						w.ended = append(w.ended[:0], w.ended[1:]...)
+					}
+				}
 				delete(w.outs, ev.ID)
 				if ev.Kind == "done" {
 					w.running = 0
@@ -617,5 +670,7 @@ func (w *worker) postMortem() (cause, exit, tail string) {
 		exit = w.exit.Error()
 	}
 	tail = w.tail.String()
-	return crashCause(tail, w.exit), exit, tail
+	// The cause comes from the report the worker died with, not from any
+	// line of the tail: crash-looking text printed earlier is not one.
+	return crashCause(w.fd.crashReport(), w.exit), exit, tail
 }

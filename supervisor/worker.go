@@ -43,8 +43,14 @@ func (e *encoder) send(ev event) {
 // and writes events to out, until in is closed. Cells run one at a time;
 // interrupts and completions are answered while a cell runs.
 func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
+	return serve(in, out, s, nil)
+}
+
+// serve is Serve with late, the session's writers outside a cell, pointed
+// at each cell's output as it starts.
+func serve(in io.Reader, out io.Writer, s *interp.Session, late *lateOutput) error {
 	enc := &encoder{enc: json.NewEncoder(out), inputs: map[int64]chan request{}}
-	enc.send(event{Kind: "ready"})
+	enc.send(event{Kind: "ready", Data: syncToken})
 	dec := json.NewDecoder(in)
 	var (
 		mu     sync.Mutex
@@ -68,7 +74,7 @@ func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
 			mu.Unlock()
 			cells.Go(func() {
 				defer c()
-				ev := execute(ctx, s, r, enc)
+				ev := execute(ctx, s, r, enc, late)
 				// After all the cell wrote to fds 1 and 2 (fdout.go).
 				writeSyncMarks(r.ID)
 				enc.send(ev)
@@ -104,9 +110,10 @@ func Serve(in io.Reader, out io.Writer, s *interp.Session) error {
 }
 
 // execute runs one cell and returns its done event.
-func execute(ctx context.Context, s *interp.Session, r request, enc *encoder) event {
+func execute(ctx context.Context, s *interp.Session, r request, enc *encoder, late *lateOutput) event {
 	stdout, stderr := newOutput(enc, r.ID, "stdout"), newOutput(enc, r.ID, "stderr")
 	stdout.other = stderr
+	late.set(stdout, stderr)
 	res, err := s.ExecuteFrom(ctx, interp.Origin{Name: r.OriginName, Line: r.OriginLine}, r.Code, stdout, stderr)
 	stdout.flush()
 	stderr.flush()
@@ -151,17 +158,61 @@ func newOutput(enc *encoder, id int64, kind string) *output {
 	return &output{enc: enc, id: id, kind: kind}
 }
 
+// Write batches p into events of at most outputMax bytes, whatever its
+// size: one event of 100 MB was one JSON line the supervisor held whole.
 func (o *output) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.buf = append(o.buf, p...)
-	if len(o.buf) >= outputMax {
-		o.flushLocked()
-	} else if o.timer == nil {
+	n := len(p)
+	for len(p) > 0 {
+		take := min(outputMax-len(o.buf), len(p))
+		o.buf = append(o.buf, p[:take]...)
+		p = p[take:]
+		if len(o.buf) >= outputMax {
+			o.flushLocked()
+		}
+	}
+	if len(o.buf) > 0 && o.timer == nil {
 		o.timer = time.AfterFunc(outputDelay, o.tick)
 	}
-	return len(p), nil
+	return n, nil
 }
+
+// lateOutput is where the session writes outside a cell: what a goroutine
+// prints after its cell has ended. It goes to the output of the last cell
+// (its events carry that cell's id, and the front end shows them on that
+// cell), never to the worker's fd 1 and 2, which reached the Jupyter
+// server's terminal. Before the first cell, to the process's stdout and
+// stderr (the front end's log).
+type lateOutput struct {
+	mu  sync.Mutex
+	cur [2]*output
+}
+
+func (l *lateOutput) set(stdout, stderr *output) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cur = [2]*output{stdout, stderr}
+}
+
+func (l *lateOutput) writer(i int, def io.Writer) io.Writer {
+	return writerFunc(func(p []byte) (int, error) {
+		l.mu.Lock()
+		o := l.cur[i]
+		l.mu.Unlock()
+		if o == nil {
+			return def.Write(p)
+		}
+		return o.Write(p)
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // RequestInput asks the front end for a line of input for the cell
 // (interp.InputRequester): an input_request event, answered by an
@@ -272,13 +323,18 @@ func WorkerMain() int {
 		fmt.Fprintln(os.Stderr, "session-worker: fds 3 and 4 must be the supervisor's pipes")
 		return 2
 	}
-	s, err := interp.New(interp.Options{})
+	if err := openSyncFiles(); err != nil {
+		fmt.Fprintln(os.Stderr, "session-worker:", err)
+		return 1
+	}
+	late := &lateOutput{}
+	s, err := interp.New(interp.Options{Stdout: late.writer(0, os.Stdout), Stderr: late.writer(1, os.Stderr)})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "session-worker:", err)
 		return 1
 	}
 	defer s.Close()
-	if err := Serve(in, out, s); err != nil {
+	if err := serve(in, out, s, late); err != nil {
 		fmt.Fprintln(os.Stderr, "session-worker:", err)
 		return 1
 	}

@@ -3,7 +3,10 @@ to a headless Chromium (Debian's package) that Selenium drives through the
 system chromedriver. The test opens the notebook, picks Run > Run All Cells
 from the menu bar, waits until every cell has run, and checks the page as a
 user sees it: the tensor's HTML table, the plot's inline PNG, no error
-output. Screenshots go to test-output/browser/ (ignored by git).
+output. Before running, the notebook must be unmodified (the kernel's
+language_info is what it stores); afterwards the launcher must show the
+kernel's logo (the kernelspec's logo-svg.svg / logo-64x64.png), not a
+placeholder letter. Screenshots go to test-output/browser/ (ignored by git).
 
 Chromium is installed by `make test` (scripts/setup-chromium.sh) where it
 can be; where it cannot, this test skips and the pytest summary says loudly
@@ -164,6 +167,39 @@ return {kernel: k.status, cells: w.content.widgets
 """
 
 
+# Whether the open notebook differs from its file: the dirty flag the tab
+# shows as a dot, and what autosave acts on.
+DIRTY_JS = """
+const w = window.jupyterapp.shell.currentWidget;
+return {dirty: w.context.model.dirty, languageInfo: w.context.model.getMetadata('language_info')};
+"""
+
+# The launcher's card for the emily kernel: its icon image, or the
+# placeholder letter JupyterLab shows when the kernelspec has no logo.
+LAUNCHER_JS = """
+const cards = [...document.querySelectorAll('.jp-LauncherCard')]
+  .filter(c => c.getAttribute('data-category') === 'Notebook' && (c.title || c.textContent).includes('Go (Emily)'));
+if (cards.length === 0) return null;
+const img = cards[0].querySelector('.jp-LauncherCard-icon img');
+return {img: img ? {src: img.src, complete: img.complete, width: img.naturalWidth, height: img.naturalHeight} : null,
+        placeholder: !!cards[0].querySelector('.jp-LauncherCard-noKernelIcon'),
+        html: cards[0].outerHTML.slice(0, 600)};
+"""
+
+
+def check_kernelspec_logos(base, token):
+    """The server offers the three logos from the installed kernelspec."""
+    with urllib.request.urlopen(f"{base}/api/kernelspecs?token={token}", timeout=10) as r:
+        specs = json.load(r)
+    resources = specs["kernelspecs"]["emily"]["resources"]
+    for name, ctype in (("logo-32x32", "image/png"), ("logo-64x64", "image/png"), ("logo-svg", "image/svg+xml")):
+        assert name in resources, f"the kernelspec has no {name}: {resources}"
+        with urllib.request.urlopen(f"{base}{resources[name]}?token={token}", timeout=10) as r:
+            body = r.read()
+            assert r.status == 200 and r.headers.get_content_type() == ctype, (name, r.status, r.headers)
+            assert body.startswith(b"\x89PNG") if ctype == "image/png" else b"<svg" in body, name
+
+
 def test_tour_runs_in_jupyterlab(lab, browser):
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
@@ -184,6 +220,16 @@ def test_tour_runs_in_jupyterlab(lab, browser):
         wait.until(lambda d: d.execute_script(PANEL_JS))
     except TimeoutException:
         fail("the notebook did not open with an idle emily kernel")
+
+    # The kernel's info has been taken in (language_info, kernelspec) once
+    # it is idle; give the model a moment to take any change, then it
+    # must still be the file as stored.
+    time.sleep(2)  # nothing to wait on: the check is that nothing happens
+    state = browser.execute_script(DIRTY_JS)
+    if state["dirty"]:
+        stored = json.loads((ROOT / "notebooks" / "tour.ipynb").read_text())["metadata"]["language_info"]
+        fail(f"tour.ipynb opened as modified: JupyterLab holds language_info {state['languageInfo']}, "
+             f"the file stores {stored}")
 
     # Run > Run All Cells, as a user picks it.
     browser.find_element(By.XPATH, "//li[contains(@class,'lm-MenuBar-item')][.//div[text()='Run']]").click()
@@ -242,3 +288,16 @@ def test_tour_runs_in_jupyterlab(lab, browser):
 
     browser.save_screenshot(str(OUT / "tour.png"))
     plot_cell.screenshot(str(OUT / "tour-plot.png"))
+
+    # The launcher shows the kernel's logo, loaded, not the placeholder.
+    check_kernelspec_logos(base, token)
+    browser.execute_script("window.jupyterapp.commands.execute('launcher:create')")
+    try:
+        card = WebDriverWait(browser, 20).until(
+            lambda d: (c := d.execute_script(LAUNCHER_JS)) and c["img"] and c["img"]["complete"] and c)
+    except TimeoutException:
+        fail(f"the launcher's Go (Emily) card has no loaded logo: {browser.execute_script(LAUNCHER_JS)}")
+    assert not card["placeholder"], card
+    assert "/kernelspecs/emily/logo-" in card["img"]["src"], card
+    assert card["img"]["width"] > 0 and card["img"]["height"] > 0, f"the logo did not decode: {card}"
+    browser.save_screenshot(str(OUT / "launcher.png"))

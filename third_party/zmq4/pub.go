@@ -54,6 +54,17 @@ func (pub *pubSocket) SendMulti(msg Msg) error {
 	return pub.sck.w.write(ctx, msg)
 }
 
+// Backlog reports how many messages wait for the slowest subscriber,
+// counting those not yet fanned out. [emily-go patch] A publisher that must
+// not outrun its subscribers (the kernel's output streams) waits on it
+// rather than filling the queues up to the HWM.
+func (pub *pubSocket) Backlog() int {
+	if w, ok := pub.sck.w.(*pubMWriter); ok {
+		return w.backlog()
+	}
+	return 0
+}
+
 // Recv receives a complete message.
 func (*pubSocket) Recv() (Msg, error) {
 	msg := Msg{err: fmt.Errorf("zmq4: PUB sockets can't recv messages")}
@@ -322,6 +333,19 @@ func (mw *pubMWriter) rmConn(w *Conn) {
 		w.Close()
 		delete(mw.ws, w)
 	}
+}
+
+func (w *pubMWriter) backlog() int {
+	w.qmu.Lock()
+	n := w.q.Len()
+	w.qmu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	most := 0
+	for _, sub := range w.ws {
+		most = max(most, len(sub.c))
+	}
+	return n + most
 }
 
 func (w *pubMWriter) write(ctx context.Context, msg Msg) error {
