@@ -551,6 +551,14 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 			break
 		}
 		t, err = nodeType2(interp, sc, n.child[0], seen)
+		if err == nil && n.action == aRecv && !t.incomplete {
+			// emily patch 8: a receive has the channel's element type, as in cfg.
+			if t.cat == valueT {
+				t = valueTOf(t.rtype.Elem(), withScope(sc))
+			} else {
+				t = t.val
+			}
+		}
 
 	case binaryExpr:
 		// In interfaceType, we process a type constraint union definition.
@@ -829,6 +837,25 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		switch lt.cat {
 		case arrayT, mapT, sliceT, variadicT:
 			t = lt.val
+		case stringT:
+			t = sc.getType("byte") // emily patch 8: the element types cfg gives indexExpr
+		case ptrT:
+			if lt.val.cat == arrayT {
+				t = lt.val.val
+			} else if lt.val.cat == valueT && lt.val.rtype.Kind() == reflect.Array {
+				t = valueTOf(lt.val.rtype.Elem(), withScope(sc))
+			}
+		case valueT:
+			switch lt.rtype.Kind() {
+			case reflect.String:
+				t = sc.getType("byte")
+			case reflect.Array, reflect.Slice, reflect.Map:
+				t = valueTOf(lt.rtype.Elem(), withScope(sc))
+			case reflect.Ptr:
+				if lt.rtype.Elem().Kind() == reflect.Array {
+					t = valueTOf(lt.rtype.Elem().Elem(), withScope(sc))
+				}
+			}
 		case genericT:
 			t1, err := nodeType2(interp, sc, n.child[1], seen)
 			if err != nil {
