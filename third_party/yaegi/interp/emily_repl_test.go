@@ -109,3 +109,29 @@ func TestREPLVarFromEarlierInput(t *testing.T) {
 		{src: `e`, want: "2"},
 	})
 }
+
+// TestREPLGenericCall: top-level defines from calls of generic functions
+// (PATCHES.md 10) panicked "nil reflect type": the global type analysis
+// typed them before any instantiation.
+func TestREPLGenericCall(t *testing.T) {
+	runREPL(t, []replStep{
+		{src: `import ("fmt"; "strings")`},
+		{src: `func Id[T any](x T) T { return x }`},
+		{src: `y := Id(3)`},
+		{src: `fmt.Sprintf("%T %v", y, y)`, want: "int 3"},
+		{src: `z := Id[float64](2)`},
+		{src: `fmt.Sprintf("%T %v", z, z)`, want: "float64 2"},
+		{src: `func Sum[T int | float64](xs ...T) T { var s T; for _, x := range xs { s += x }; return s }`},
+		{src: `s := Sum(1, 2.5)`},
+		{src: `fmt.Sprintf("%T %v", s, s)`, want: "float64 3.5"},
+		{src: `func Map[T, U any](s []T, f func(T) U) []U { var r []U; for _, v := range s { r = append(r, f(v)) }; return r }`},
+		{src: `ws := strings.Fields("a bb")`},
+		{src: `ls := Map(ws, func(s string) int { return len(s) })`},
+		{src: `fmt.Sprintf("%T %v", ls, ls)`, want: "[]int [1 2]"},
+		{src: `up := Map(ws, strings.ToUpper)[1]`},
+		{src: `up`, want: "BB"},
+		{src: `func Keys[K comparable, V any](m map[K]V) []K { var ks []K; for k := range m { ks = append(ks, k) }; return ks }`},
+		{src: `ks := Keys(map[string]bool{"k": true})`},
+		{src: `fmt.Sprintf("%T %v", ks, ks)`, want: "[]string [k]"},
+	})
+}
