@@ -855,6 +855,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						n.gen = assignFromCall
 					}
 				}
+				// emily patch 8: but the comma-ok forms' generators that
+				// compDefineX set on the right side were since replaced by
+				// cfg's own (a plain index, assertion or receive); set them again.
+				commaOkGen(n)
 				break
 			}
 			err = compDefineX(sc, n)
@@ -2284,6 +2288,9 @@ func compDefineX(sc *scope, n *node) error {
 		}
 
 	case indexExpr:
+		if err := srcType(sc, src); err != nil {
+			return err
+		}
 		types = append(types, src.typ, sc.getType("bool"))
 		n.child[l].gen = getIndexMap2
 		n.gen = nop
@@ -2294,11 +2301,20 @@ func compDefineX(sc *scope, n *node) error {
 		} else {
 			n.child[l].gen = typeAssertLong
 		}
+		if n.child[l].child[1].typ == nil {
+			if err := srcType(sc, src); err != nil {
+				return err
+			}
+			n.child[l].child[1].typ = src.typ
+		}
 		types = append(types, n.child[l].child[1].typ, sc.getType("bool"))
 		n.gen = nop
 
 	case unaryExpr:
 		if n.child[l].action == aRecv {
+			if err := srcType(sc, src); err != nil {
+				return err
+			}
 			types = append(types, src.typ, sc.getType("bool"))
 			n.child[l].gen = recv2
 			n.gen = nop
@@ -2347,6 +2363,44 @@ func compDefineX(sc *scope, n *node) error {
 		n.child[i].typ = t
 		n.child[i].findex = index
 	}
+	return nil
+}
+
+// commaOkGen sets the generator of the right side of `v, ok := src`.
+func commaOkGen(n *node) {
+	l := len(n.child) - 1
+	switch src := n.child[l]; src.kind {
+	case indexExpr:
+		src.gen = getIndexMap2
+	case typeAssertExpr:
+		if n.child[0].ident == "_" {
+			src.gen = typeAssertStatus
+		} else {
+			src.gen = typeAssertLong
+		}
+	case unaryExpr:
+		if src.action == aRecv {
+			src.gen = recv2
+		}
+	}
+}
+
+// srcType sets the type of the right side of a comma-ok define where the
+// global type analysis (gta) calls compDefineX before cfg has typed it:
+// `v, ok := m[k]`, `v, ok := <-ch` or `v, ok := x.(T)` at the top level.
+// emily patch 8.
+func srcType(sc *scope, src *node) error {
+	if src.typ != nil {
+		return nil
+	}
+	t, err := nodeType(src.interp, sc, src)
+	if err != nil {
+		return err
+	}
+	if t == nil || t.incomplete {
+		return src.cfgErrorf("undefined type of %s", src.kind)
+	}
+	src.typ = t
 	return nil
 }
 
@@ -2434,9 +2488,21 @@ func getVars(n *node) (vars []*node) {
 func genGlobalVarDecl(nodes []*node, sc *scope) (*node, error) {
 	varNode := &node{kind: varDecl, action: aNop, gen: nop}
 
+	// emily patch 9: a dependency is waited for only if it is declared
+	// here too; one declared by an earlier compile (a previous REPL input)
+	// is already initialized, and waiting for it made "var b = a" in a
+	// later input a "variable definition loop".
+	declared := map[*node]bool{}
+	for _, n := range nodes {
+		declared[n] = true
+	}
 	deps := map[*node][]*node{}
 	for _, n := range nodes {
-		deps[n] = getVarDependencies(n, sc)
+		for _, d := range getVarDependencies(n, sc) {
+			if declared[d] {
+				deps[n] = append(deps[n], d)
+			}
+		}
 	}
 
 	inited := map[*node]bool{}

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"reflect"
 	"strings"
 	"sync/atomic"
 )
@@ -208,97 +209,276 @@ func copyNode(n, anc *node, recursive bool) *node {
 	return nod
 }
 
+// inferTypesFromCall returns the type arguments of a call to the generic
+// function fun, inferred from the types of the call's arguments, in the
+// order of fun's type parameters.
+//
+// emily patch 10: upstream collected the types met while walking the
+// parameters in order and took them positionally, so in
+// `func Map[T, U any](s []T, f func(T) U) []U` the T of f took U's place
+// (U = int for a func(int) string); a variadic `...T` and a value typed
+// by reflection (a []int from a compiled function) gave nothing. Types
+// are now bound by type parameter name, untyped constants give way to
+// typed arguments and take their default type, and a parameter that
+// cannot be inferred is an error naming it.
 func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
+	argTypes := make([]*itype, len(args))
+	for i, a := range args {
+		argTypes[i] = a.typ
+	}
+	spread := len(args) > 0 && args[0].anc != nil && args[0].anc.action == aCallSlice
+	types, _, err := inferTypeArgs(sc, fun, argTypes, spread, nil)
+	return types, err
+}
+
+// inferTypeArgs returns the type arguments of a call to the generic
+// function fun with arguments of the given types (spread: the call ends
+// with `...`), explicit giving the first ones, and them by name.
+func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explicit []*itype) ([]*itype, map[string]*itype, error) {
 	ftn := fun.typ.node
-	// Fill the map of parameter types, indexed by type param ident.
-	paramTypes := map[string]*itype{}
+	// The type parameters, in their order of declaration.
+	var names []string
+	isParam := map[string]bool{}
 	for _, c := range ftn.child[0].child {
-		typ, err := nodeType(fun.interp, sc, c.lastChild())
-		if err != nil {
-			return nil, err
-		}
 		for _, cc := range c.child[:len(c.child)-1] {
-			paramTypes[cc.ident] = typ
+			names = append(names, cc.ident)
+			isParam[cc.ident] = true
+		}
+	}
+	bound := map[string]*itype{}
+	for i, t := range explicit {
+		if i < len(names) {
+			bound[names[i]] = t
 		}
 	}
 
-	var inferTypes func(*itype, *itype) ([]*itype, error)
-	inferTypes = func(param, input *itype) ([]*itype, error) {
+	bind := func(name string, input *itype) {
+		old, ok := bound[name]
+		switch {
+		case !ok:
+			bound[name] = input
+		case old.untyped && !input.untyped:
+			bound[name] = input
+		case old.untyped && input.untyped && untypedRank(input) > untypedRank(old):
+			bound[name] = input
+		}
+	}
+
+	var infer func(param, input *itype)
+	infer = func(param, input *itype) {
+		if param == nil || input == nil {
+			return
+		}
+		if param.cat == genericT || (param.cat == nilT && isParam[param.name]) {
+			if isParam[param.name] {
+				bind(param.name, input)
+			}
+			return
+		}
+		// Match structure: a named type matches through its underlying type.
+		in := input.underlying()
+		if in.cat == valueT && in.rtype != nil {
+			in = reflectStructure(in.rtype)
+		}
 		switch param.cat {
-		case chanT, ptrT, sliceT:
-			return inferTypes(param.val, input.val)
-
+		case chanT, chanSendT, chanRecvT, ptrT, sliceT, arrayT, variadicT:
+			switch in.cat {
+			case chanT, chanSendT, chanRecvT, ptrT, sliceT, arrayT, variadicT:
+				infer(param.val, in.val)
+			}
 		case mapT:
-			k, err := inferTypes(param.key, input.key)
-			if err != nil {
-				return nil, err
+			if in.cat == mapT {
+				infer(param.key, in.key)
+				infer(param.val, in.val)
 			}
-			v, err := inferTypes(param.val, input.val)
-			if err != nil {
-				return nil, err
-			}
-			return append(k, v...), nil
-
 		case structT:
-			lt := []*itype{}
-			for i, f := range param.field {
-				nl, err := inferTypes(f.typ, input.field[i].typ)
-				if err != nil {
-					return nil, err
+			if in.cat == structT {
+				for i, f := range param.field {
+					if i < len(in.field) {
+						infer(f.typ, in.field[i].typ)
+					}
 				}
-				lt = append(lt, nl...)
 			}
-			return lt, nil
-
 		case funcT:
-			lt := []*itype{}
-			for i, t := range param.arg {
-				if i >= len(input.arg) {
-					break
+			if in.cat == funcT {
+				for i, t := range param.arg {
+					if i < len(in.arg) {
+						infer(t, in.arg[i])
+					}
 				}
-				nl, err := inferTypes(t, input.arg[i])
-				if err != nil {
-					return nil, err
+				for i, t := range param.ret {
+					if i < len(in.ret) {
+						infer(t, in.ret[i])
+					}
 				}
-				lt = append(lt, nl...)
 			}
-			for i, t := range param.ret {
-				if i >= len(input.ret) {
-					break
-				}
-				nl, err := inferTypes(t, input.ret[i])
-				if err != nil {
-					return nil, err
-				}
-				lt = append(lt, nl...)
-			}
-			return lt, nil
-
-		case nilT:
-			if paramTypes[param.name] != nil {
-				return []*itype{input}, nil
-			}
-
-		case genericT:
-			return []*itype{input}, nil
 		}
-		return nil, nil
 	}
 
-	types := []*itype{}
-	for i, c := range ftn.child[1].child {
+	// The function's parameters, one per name (`a, b T` is two).
+	var params []*itype
+	for _, c := range ftn.child[1].child {
 		typ, err := nodeType(fun.interp, sc, c.lastChild())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		lt, err := inferTypes(typ, args[i].typ)
-		if err != nil {
-			return nil, err
+		n := len(c.child) - 1
+		if n == 0 {
+			n = 1 // an unnamed parameter
 		}
-		types = append(types, lt...)
+		for k := 0; k < n; k++ {
+			params = append(params, typ)
+		}
+	}
+	last := len(params) - 1
+	for i, at := range argTypes {
+		var p *itype
+		switch {
+		case i < last:
+			p = params[i]
+		case last >= 0 && params[last].cat == variadicT && !spread:
+			p = params[last].val // each argument of a variadic ...T is a T
+		case i == last:
+			p = params[last]
+		}
+		infer(p, at) // p is nil past the parameters: check.arguments reports it
 	}
 
-	return types, nil
+	types := make([]*itype, 0, len(names))
+	for _, name := range names {
+		t, ok := bound[name]
+		if !ok {
+			if len(bound) > 0 {
+				return nil, nil, fun.cfgErrorf("in call to %s, cannot infer %s", fun.child[1].ident, name)
+			}
+			// Nothing inferred: let genAST report the missing type.
+			return types, bound, nil
+		}
+		if t.untyped {
+			t = sc.getType(t.name) // an untyped constant takes its default type
+			bound[name] = t
+		}
+		types = append(types, t)
+	}
+	return types, bound, nil
+}
+
+// substTypeParams returns t with the type parameters named in m replaced
+// by their types: the result type of a generic call, for the global type
+// analysis, which types `y := Id(3)` before any instantiation.
+func substTypeParams(t *itype, m map[string]*itype, sc *scope) *itype {
+	if t == nil {
+		return nil
+	}
+	switch t.cat {
+	case genericT:
+		if r, ok := m[t.name]; ok {
+			return r
+		}
+	case sliceT:
+		return sliceOf(substTypeParams(t.val, m, sc), withScope(sc))
+	case arrayT:
+		return arrayOf(substTypeParams(t.val, m, sc), t.length, withScope(sc))
+	case variadicT:
+		return variadicOf(substTypeParams(t.val, m, sc), withScope(sc))
+	case ptrT:
+		if v := substTypeParams(t.val, m, sc); v != t.val {
+			return ptrOf(v, withScope(sc))
+		}
+	case mapT:
+		return mapOf(substTypeParams(t.key, m, sc), substTypeParams(t.val, m, sc), withScope(sc))
+	case chanT, chanSendT, chanRecvT:
+		dir := chanSendRecv
+		switch t.cat {
+		case chanSendT:
+			dir = chanSend
+		case chanRecvT:
+			dir = chanRecv
+		}
+		return chanOf(substTypeParams(t.val, m, sc), dir, withScope(sc))
+	case funcT:
+		args := make([]*itype, len(t.arg))
+		for i, a := range t.arg {
+			args[i] = substTypeParams(a, m, sc)
+		}
+		rets := make([]*itype, len(t.ret))
+		for i, r := range t.ret {
+			rets[i] = substTypeParams(r, m, sc)
+		}
+		return funcOf(args, rets, withScope(sc))
+	}
+	return t
+}
+
+// hasTypeParam reports whether t mentions a type parameter.
+func hasTypeParam(t *itype) bool {
+	if t == nil {
+		return false
+	}
+	switch t.cat {
+	case genericT:
+		return true
+	case sliceT, arrayT, variadicT, ptrT, chanT, chanSendT, chanRecvT:
+		return hasTypeParam(t.val)
+	case mapT:
+		return hasTypeParam(t.key) || hasTypeParam(t.val)
+	case funcT:
+		for _, a := range t.arg {
+			if hasTypeParam(a) {
+				return true
+			}
+		}
+		for _, r := range t.ret {
+			if hasTypeParam(r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// untypedRank orders the kinds of untyped numeric constants: in
+// Max(1, 2.5), T is float64.
+func untypedRank(t *itype) int {
+	switch t.cat {
+	case intT:
+		return 1
+	case int32T:
+		return 2
+	case float64T:
+		return 3
+	case complex128T:
+		return 4
+	}
+	return 0
+}
+
+// reflectStructure returns an interpreter type of the same structure as
+// the reflected type rt, its elements typed by reflection, for type
+// inference from values of compiled code.
+func reflectStructure(rt reflect.Type) *itype {
+	t := &itype{cat: valueT, rtype: rt}
+	switch rt.Kind() {
+	case reflect.Slice:
+		t.cat, t.val = sliceT, valueTOf(rt.Elem())
+	case reflect.Array:
+		t.cat, t.val = arrayT, valueTOf(rt.Elem())
+	case reflect.Ptr:
+		t.cat, t.val = ptrT, valueTOf(rt.Elem())
+	case reflect.Chan:
+		t.cat, t.val = chanT, valueTOf(rt.Elem())
+	case reflect.Map:
+		t.cat, t.key, t.val = mapT, valueTOf(rt.Key()), valueTOf(rt.Elem())
+	case reflect.Func:
+		t.cat = funcT
+		for i := 0; i < rt.NumIn(); i++ {
+			t.arg = append(t.arg, valueTOf(rt.In(i)))
+		}
+		for i := 0; i < rt.NumOut(); i++ {
+			t.ret = append(t.ret, valueTOf(rt.Out(i)))
+		}
+	}
+	return t
 }
 
 func checkConstraint(it, ct *itype) error {

@@ -551,6 +551,14 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 			break
 		}
 		t, err = nodeType2(interp, sc, n.child[0], seen)
+		if err == nil && n.action == aRecv && !t.incomplete {
+			// emily patch 8: a receive has the channel's element type, as in cfg.
+			if t.cat == valueT {
+				t = valueTOf(t.rtype.Elem(), withScope(sc))
+			} else {
+				t = t.val
+			}
+		}
 
 	case binaryExpr:
 		// In interfaceType, we process a type constraint union definition.
@@ -679,6 +687,13 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				return nil, err
 			}
 		} else {
+			if gt, ok, err := genericCallType(interp, sc, n, seen); ok || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				t = gt
+				break
+			}
 			if t, err = nodeType2(interp, sc, n.child[0], seen); err != nil || t == nil {
 				return nil, err
 			}
@@ -829,6 +844,25 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		switch lt.cat {
 		case arrayT, mapT, sliceT, variadicT:
 			t = lt.val
+		case stringT:
+			t = sc.getType("byte") // emily patch 8: the element types cfg gives indexExpr
+		case ptrT:
+			if lt.val.cat == arrayT {
+				t = lt.val.val
+			} else if lt.val.cat == valueT && lt.val.rtype.Kind() == reflect.Array {
+				t = valueTOf(lt.val.rtype.Elem(), withScope(sc))
+			}
+		case valueT:
+			switch lt.rtype.Kind() {
+			case reflect.String:
+				t = sc.getType("byte")
+			case reflect.Array, reflect.Slice, reflect.Map:
+				t = valueTOf(lt.rtype.Elem(), withScope(sc))
+			case reflect.Ptr:
+				if lt.rtype.Elem().Kind() == reflect.Array {
+					t = valueTOf(lt.rtype.Elem().Elem(), withScope(sc))
+				}
+			}
 		case genericT:
 			t1, err := nodeType2(interp, sc, n.child[1], seen)
 			if err != nil {
@@ -1223,6 +1257,57 @@ func structName(n *node) string {
 		return n.anc.child[0].ident
 	}
 	return ""
+}
+
+// genericCallType returns the type of the call n of a generic function
+// with one result, its type parameters inferred from the arguments or
+// given (`Id[float64](2)`), and true; false if n calls no generic function.
+// cfg instantiates the function at the call; this is for the global type
+// analysis, which types a top-level `y := Id(3)` before (emily patch 10).
+func genericCallType(interp *Interpreter, sc *scope, n *node, seen []*node) (*itype, bool, error) {
+	fn := n.child[0]
+	var explicit []*itype
+	if fn.kind == indexExpr || fn.kind == indexListExpr {
+		ft, err := nodeType2(interp, sc, fn.child[0], seen)
+		if err != nil || ft == nil || !isGeneric(ft) {
+			return nil, false, nil
+		}
+		for _, c := range fn.child[1:] {
+			ct, err := nodeType2(interp, sc, c, seen)
+			if err != nil {
+				return nil, true, err
+			}
+			explicit = append(explicit, ct)
+		}
+		fn = fn.child[0]
+	}
+	ft, err := nodeType2(interp, sc, fn, seen)
+	if err != nil || ft == nil || !isGeneric(ft) || len(ft.ret) != 1 || ft.node == nil || ft.node.anc == nil {
+		return nil, false, nil
+	}
+	if !hasTypeParam(ft.ret[0]) {
+		return ft.ret[0], true, nil
+	}
+	argTypes := make([]*itype, 0, len(n.child)-1)
+	for _, c := range n.child[1:] {
+		at, err := nodeType2(interp, sc, c, seen)
+		if err != nil {
+			return nil, true, err
+		}
+		if at == nil || at.incomplete {
+			return &itype{incomplete: true, node: n, scope: sc}, true, nil
+		}
+		argTypes = append(argTypes, at)
+	}
+	_, bound, err := inferTypeArgs(sc, ft.node.anc, argTypes, n.action == aCallSlice, explicit)
+	if err != nil {
+		return nil, true, err
+	}
+	r := substTypeParams(ft.ret[0], bound, sc)
+	if hasTypeParam(r) {
+		return nil, true, n.cfgErrorf("cannot infer the type parameters of %s", fn.ident)
+	}
+	return r, true, nil
 }
 
 // fieldName returns an implicit struct field name according to node kind.
