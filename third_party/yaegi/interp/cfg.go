@@ -141,6 +141,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					e.typ = t.val
 					e.findex = index
 					n.anc.gen = rangeChan
+				} else if ok, rerr := sc.rangeModern(n.anc); ok {
+					// range over int or func (emily patches 40, 41)
+					if rerr != nil {
+						err = rerr
+						return false
+					}
 				} else {
 					// range over array or map
 					var ktyp, vtyp *itype
@@ -1748,6 +1754,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.tnext = body.start // then go to range body
 				body.tnext = n       // then body go to range function (loop)
 				k.gen = empty        // init filled later by generator
+				if isRangeFunc(n) {
+					rangeFuncBranches(n) // emily patch 41
+				}
 			}
 
 		case returnStmt:

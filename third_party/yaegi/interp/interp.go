@@ -118,6 +118,8 @@ type frame struct {
 	deferred  [][]reflect.Value  // defer stack
 	recovered interface{}        // to handle panic recover
 	done      reflect.SelectCase // for cancellation of channel operations
+
+	rangeJump *rangeJump // a branch out of range-over-func loop bodies in progress (emily patch 41)
 }
 
 func newFrame(anc *frame, length int, id uint64) *frame {
