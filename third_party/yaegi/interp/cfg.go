@@ -50,6 +50,8 @@ func init() {
 	constBltn[bltnAlignof] = alignof
 	constBltn[bltnOffsetof] = offsetof
 	constBltn[bltnSizeof] = sizeof
+	constBltn[bltnMin] = minMaxConst // emily patch 42
+	constBltn[bltnMax] = minMaxConst // emily patch 42
 }
 
 // cfg generates a control flow graph (CFG) from AST (wiring successors in AST)

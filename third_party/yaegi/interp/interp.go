@@ -482,6 +482,9 @@ func initUniverse() *scope {
 		bltnPrintln: {kind: bltnSym, builtin: _println},
 		bltnReal:    {kind: bltnSym, builtin: _real},
 		bltnRecover: {kind: bltnSym, builtin: _recover},
+		bltnMin:     {kind: bltnSym, builtin: _min},   // emily patch 42
+		bltnMax:     {kind: bltnSym, builtin: _max},   // emily patch 42
+		bltnClear:   {kind: bltnSym, builtin: _clear}, // emily patch 42
 	}}
 	return sc
 }

@@ -663,6 +663,8 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				}
 			case bltnCap, bltnCopy, bltnLen:
 				t = sc.getType("int")
+			case bltnMin, bltnMax: // emily patch 42
+				t, err = minMaxType(interp, sc, n, seen)
 			case bltnAppend, bltnMake:
 				t, err = nodeType2(interp, sc, n.child[1], seen)
 			case bltnNew:
@@ -1349,7 +1351,7 @@ func (t *itype) numOut() int {
 		}
 	case builtinT:
 		switch t.name {
-		case "append", "cap", "complex", "copy", "imag", "len", "make", "new", "real", "recover", "unsafe.Alignof", "unsafe.Offsetof", "unsafe.Sizeof":
+		case "append", "cap", "complex", "copy", "imag", "len", "make", "new", "real", "recover", "unsafe.Alignof", "unsafe.Offsetof", "unsafe.Sizeof", bltnMin, bltnMax: // min, max: emily patch 42
 			return 1
 		}
 	}
