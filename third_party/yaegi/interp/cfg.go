@@ -686,8 +686,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if dest.typ.incomplete {
 						return
 					}
-					if sc.global {
+					if sc.global && !isLoopInit(n) {
 						// Do not overload existing symbols (defined in GTA) in global scope.
+						// A loop's init declares its own variables (emily patch 43).
 						sym, _, _ = sc.lookup(dest.ident)
 					}
 					if sym == nil {
@@ -1434,6 +1435,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			n.start = init.start
 			init.tnext = body.start
 			body.tnext = n.start
+			perIterationFor(n, init, body) // emily patch 43
 			sc = sc.pop()
 
 		case forStmt2: // for cond {}
@@ -1475,6 +1477,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			}
 			cond.tnext = body.start
 			setFNext(cond, n)
+			perIterationFor(n, init, body) // emily patch 43
 			sc = sc.pop()
 
 		case forStmt4: // for ; ; post {}
@@ -1510,6 +1513,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			init.tnext = body.start
 			body.tnext = post.start
 			post.tnext = body.start
+			perIterationFor(n, init, body) // emily patch 43
 			sc = sc.pop()
 
 		case forStmt7: // for init; cond; post {}
@@ -1533,6 +1537,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			cond.tnext = body.start
 			setFNext(cond, n)
 			body.tnext = post.start
+			perIterationFor(n, init, body) // emily patch 43
 			sc = sc.pop()
 
 		case forRangeStmt:
@@ -1758,6 +1763,19 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				k.gen = empty        // init filled later by generator
 				if isRangeFunc(n) {
 					rangeFuncBranches(n) // emily patch 41
+					break                // its yield makes fresh variables
+				}
+			}
+			if slots := rangeSlots(n); slots != nil {
+				// Fresh key and value at each iteration (emily patch 43).
+				gen := n.gen
+				n.gen = func(n *node) {
+					gen(n)
+					exec := n.exec
+					n.exec = func(f *frame) bltn {
+						renewSlots(f, slots)
+						return exec(f)
+					}
 				}
 			}
 
@@ -3170,6 +3188,9 @@ func sizeof(n *node) {
 // define in a nested block of the global scope (a top-level for body in
 // the REPL) is left to cfg. (emily patch 2)
 func gtaDefined(n *node) bool {
+	if isLoopInit(n) {
+		return false // emily patch 43
+	}
 	for a := n.anc; a != nil; a = a.anc {
 		if a.kind == blockStmt && a.anc != nil {
 			return false

@@ -57,3 +57,30 @@ func TestEmilyREPLRange(t *testing.T) {
 		`fmt.Println("sum", s)`,
 	)
 }
+
+// Top-level loops of REPL cells give each iteration its own variables
+// (emily patch 43).
+func TestEmilyREPLLoopVar(t *testing.T) {
+	checkCells(t, "0 1 2 a b\n",
+		`import "fmt"`,
+		`var fs []func() string`,
+		`for i := 0; i < 3; i++ { fs = append(fs, func() string { return fmt.Sprint(i) }) }`,
+		`for _, s := range []string{"a", "b"} { fs = append(fs, func() string { return s }) }`,
+		`for _, f := range fs { fmt.Print(f(), " ") }`,
+	)
+}
+
+// A top-level loop's variable shadows a global of the same name, which
+// keeps its value (emily patch 43).
+func TestEmilyREPLLoopVarShadow(t *testing.T) {
+	checkCells(t, "0 1 2 10 2 1 2\n", // as go run gives
+		`import "fmt"`,
+		`i := 10`,
+		`for i := 0; i < 3; i++ { fmt.Print(i, " ") }`,
+		`fmt.Print(i, " ")`,
+		`m := map[string]int{"a": 1}`,
+		`for v, ok := m["a"]; ok; v, ok = v*2, v < 2 { i = v }`,
+		`fmt.Print(i, " ")`,
+		`for a, b := 1, 2; a < 2; a++ { fmt.Print(a, " ", b) }`,
+	)
+}

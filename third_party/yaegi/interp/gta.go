@@ -40,6 +40,9 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			}
 
 		case defineStmt:
+			if isLoopInit(n) {
+				return false // a loop's variables are the loop's, even at top level (emily patch 43)
+			}
 			var (
 				atyp *itype
 				err2 error
@@ -110,6 +113,9 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			return false
 
 		case defineXStmt:
+			if isLoopInit(n) {
+				return false // as above (emily patch 43)
+			}
 			err = compDefineX(sc, n)
 
 		case valueSpec:

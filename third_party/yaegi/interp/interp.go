@@ -120,6 +120,7 @@ type frame struct {
 	done      reflect.SelectCase // for cancellation of channel operations
 
 	rangeJump *rangeJump // a branch out of range-over-func loop bodies in progress (emily patch 41)
+	live      *frame     // for a copy made by clone, the frame copied (emily patch 43)
 }
 
 func newFrame(anc *frame, length int, id uint64) *frame {
@@ -150,6 +151,10 @@ func (f *frame) clone() *frame {
 		id:        f.runid(),
 		done:      f.done,
 		debug:     f.debug,
+		live:      f,
+	}
+	if f.live != nil {
+		nf.live = f.live
 	}
 	nf.data = make([]reflect.Value, len(f.data))
 	copy(nf.data, f.data)
