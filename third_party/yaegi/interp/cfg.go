@@ -690,6 +690,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						// Do not overload existing symbols (defined in GTA) in global scope.
 						// A loop's init declares its own variables (emily patch 43).
 						sym, _, _ = sc.lookup(dest.ident)
+						if sym != nil && sym.kind == bltnSym {
+							// A constant or variable named like a builtin
+							// (const max = 32) shadows it. (emily patch 42)
+							sym = nil
+						}
 					}
 					if sym == nil {
 						sym = &symbol{index: sc.add(dest.typ), kind: varSym, typ: dest.typ}

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"strings"
 	"sync/atomic"
 )
@@ -149,7 +150,12 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 		return nod, nil
 	}
 
-	if nod, found := root.interp.generic[sname]; found {
+	// emily patch 46: instances are keyed by their declaration too, since
+	// the name alone is shared by the generic functions of one name in
+	// several packages (slices.Compare calls cmp.Compare) and by a
+	// function declared again in a later REPL input.
+	key := fmt.Sprintf("%s@%p", sname, root)
+	if nod, found := root.interp.generic[key]; found {
 		return nod, true, nil
 	}
 
@@ -157,7 +163,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	root.interp.generic[sname] = r
+	root.interp.generic[key] = r
 	r.param = append(r.param, types...)
 	if tname != "" {
 		for _, nod := range fixNodes {
@@ -274,6 +280,11 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 			}
 			return lt, nil
 
+		case variadicT:
+			// A variadic parameter ...T: its first argument is a T (a call
+			// with s... is not told apart here). (emily patch 45)
+			return inferTypes(param.val, input)
+
 		case nilT:
 			if paramTypes[param.name] != nil {
 				return []*itype{input}, nil
@@ -287,6 +298,9 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 
 	types := []*itype{}
 	for i, c := range ftn.child[1].child {
+		if i >= len(args) {
+			break // no argument for a variadic parameter (emily patch 45)
+		}
 		typ, err := nodeType(fun.interp, sc, c.lastChild())
 		if err != nil {
 			return nil, err
@@ -294,6 +308,14 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 		lt, err := inferTypes(typ, args[i].typ)
 		if err != nil {
 			return nil, err
+		}
+		for j, t := range lt {
+			if t != nil && t.untyped {
+				// An untyped constant argument gives its default type, as
+				// in Go: cmp.Less(1.0, 2) is cmp.Less[float64]. (emily patch 45)
+				c := *t
+				lt[j] = c.defaultType(args[i].rval, sc)
+			}
 		}
 		types = append(types, lt...)
 	}
