@@ -84,3 +84,50 @@ func TestEmilyREPLLoopVarShadow(t *testing.T) {
 		`for a, b := 1, 2; a < 2; a++ { fmt.Print(a, " ", b) }`,
 	)
 }
+
+// A type declared again in a later input is a new type for the code
+// compiled after it, without the earlier type's methods; values and
+// functions made before keep the old type (emily patch 47).
+func TestEmilyREPLTypeRedeclared(t *testing.T) {
+	checkCells(t, "{1} {1 2} 1\n3 {7}\nhello 5\nx 1\n2 3\n",
+		`import "fmt"`,
+		`type T struct{ A int }`,
+		`func (t T) Sum() int { return t.A }`,
+		`func mk() T { return T{A: 7} }`,
+		`a := T{A: 1}`,
+		`type T struct{ A, B int }`,
+		`b := T{A: 1, B: 2}`,
+		`fmt.Println(a, b, a.Sum())`,
+		// The type and its method in one input.
+		"type T struct{ A, B int }\nfunc (t T) Sum() int { return t.A + t.B }",
+		`fmt.Println(T{1, 2}.Sum(), mk())`,
+		// The method before the type it belongs to, in one input.
+		"func (t T) Hello() string { return fmt.Sprint(\"hello \", t.B) }\ntype T struct{ B int }",
+		`fmt.Println(T{5}.Hello())`,
+		`type U int`,
+		`type U string`,
+		`var u U = "x"`,
+		`type I interface{ M() }`,
+		`type I interface{ N() int }`,
+		`func (u U) N() int { return len(u) }`,
+		`i := I(u)`,
+		`fmt.Println(u, i.N())`,
+		`type Node struct{ next *Node; v int }`,
+		`type Node struct{ next *Node; v, w int }`,
+		`n := &Node{v: 1, w: 2, next: &Node{v: 3}}`,
+		`fmt.Println(n.w, n.next.v)`,
+	)
+}
+
+// The earlier type's methods do not carry over to the new one.
+func TestEmilyREPLTypeRedeclaredDropsMethods(t *testing.T) {
+	i := interp.New(interp.Options{})
+	for _, c := range []string{`type T struct{ A int }`, `func (t T) Get() int { return t.A }`, `type T struct{ A, B int }`} {
+		if _, err := i.Eval(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := i.Eval(`T{}.Get()`); err == nil || !strings.Contains(err.Error(), "Get") {
+		t.Fatalf("want an error naming Get, got %v", err)
+	}
+}

@@ -406,7 +406,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 	}
 	if sname := typeName(n); sname != "" {
 		sym, _, found := sc.lookup(sname)
-		if found && sym.kind == typeSym && sym.typ != nil {
+		if found && sym.kind == typeSym && sym.typ != nil && !declaredBefore(sym, n) {
 			if sym.typ.isComplete() {
 				return sym.typ, nil
 			}
@@ -901,7 +901,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 
 	case interfaceType:
 		if sname := typeName(n); sname != "" {
-			if sym, _, found := sc.lookup(sname); found && sym.kind == typeSym {
+			if sym, _, found := sc.lookup(sname); found && sym.kind == typeSym && !declaredBefore(sym, n) {
 				t = interfaceOf(sym.typ, sym.typ.field, sym.typ.constraint, sym.typ.ulconstraint, withNode(n), withScope(sc))
 			}
 		}
@@ -1045,7 +1045,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		sname := structName(n)
 		if sname != "" {
 			sym, _, found = sc.lookup(sname)
-			if found && sym.kind == typeSym && sym.typ != nil {
+			if found && sym.kind == typeSym && sym.typ != nil && !declaredBefore(sym, n) {
 				t = structOf(sym.typ, sym.typ.field, withNode(n), withScope(sc))
 			} else {
 				t = structOf(nil, nil, withNode(n), withScope(sc))
