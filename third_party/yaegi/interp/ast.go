@@ -473,6 +473,8 @@ func (interp *Interpreter) ast(f ast.Node) (string, *node, error) {
 		return n
 	}
 
+	rangeAssignToDefine(f) // emily patch 48
+
 	// Populate our own private AST from Go parser AST.
 	// A stack of ancestor nodes is used to keep track of current ancestor for each depth level
 	ast.Inspect(f, func(nod ast.Node) bool {
@@ -963,4 +965,36 @@ func (interp *Interpreter) dup(nod, anc *node) *node {
 		n.child = append(n.child, interp.dup(c, &n))
 	}
 	return &n
+}
+
+// rangeAssignToDefine rewrites each `for k, v = range x { body }`, whose
+// iteration variables are existing variables (or any assignable
+// expressions), into `for k1, v1 := range x { k, v = k1, v1; body }`:
+// the range statement always declared new variables, leaving k and v
+// untouched. The assignment at the start of each iteration is what Go
+// does. (emily patch 48)
+func rangeAssignToDefine(f ast.Node) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		r, ok := n.(*ast.RangeStmt)
+		if !ok || r.Tok != token.ASSIGN {
+			return true
+		}
+		var lhs, rhs []ast.Expr
+		fresh := func(e ast.Expr, name string) ast.Expr {
+			if id, ok := e.(*ast.Ident); e == nil || ok && id.Name == "_" {
+				return e
+			}
+			v := &ast.Ident{NamePos: e.Pos(), Name: fmt.Sprintf("range·%s%d", name, r.For)}
+			lhs, rhs = append(lhs, e), append(rhs, v)
+			return v
+		}
+		r.Key = fresh(r.Key, "key")
+		r.Value = fresh(r.Value, "value")
+		r.Tok = token.DEFINE
+		if len(lhs) > 0 {
+			assign := &ast.AssignStmt{Lhs: lhs, TokPos: lhs[0].Pos(), Tok: token.ASSIGN, Rhs: rhs}
+			r.Body.List = append([]ast.Stmt{assign}, r.Body.List...)
+		}
+		return true
+	})
 }

@@ -50,6 +50,8 @@ func init() {
 	constBltn[bltnAlignof] = alignof
 	constBltn[bltnOffsetof] = offsetof
 	constBltn[bltnSizeof] = sizeof
+	constBltn[bltnMin] = minMaxConst // emily patch 42
+	constBltn[bltnMax] = minMaxConst // emily patch 42
 }
 
 // cfg generates a control flow graph (CFG) from AST (wiring successors in AST)
@@ -141,6 +143,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					e.typ = t.val
 					e.findex = index
 					n.anc.gen = rangeChan
+				} else if ok, rerr := sc.rangeModern(n.anc); ok {
+					// range over int or func (emily patches 40, 41)
+					if rerr != nil {
+						err = rerr
+						return false
+					}
 				} else {
 					// range over array or map
 					var ktyp, vtyp *itype
@@ -678,9 +686,15 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if dest.typ.incomplete {
 						return
 					}
-					if sc.global {
+					if sc.global && !isLoopInit(n) {
 						// Do not overload existing symbols (defined in GTA) in global scope.
+						// A loop's init declares its own variables (emily patch 43).
 						sym, _, _ = sc.lookup(dest.ident)
+						if sym != nil && sym.kind == bltnSym {
+							// A constant or variable named like a builtin
+							// (const max = 32) shadows it. (emily patch 42)
+							sym = nil
+						}
 					}
 					if sym == nil {
 						sym = &symbol{index: sc.add(dest.typ), kind: varSym, typ: dest.typ}
@@ -1443,6 +1457,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			n.start = init.start
 			init.tnext = body.start
 			body.tnext = n.start
+			perIterationFor(n, init, body) // emily patch 43
 			sc = sc.pop()
 
 		case forStmt2: // for cond {}
@@ -1484,6 +1499,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			}
 			cond.tnext = body.start
 			setFNext(cond, n)
+			perIterationFor(n, init, body) // emily patch 43
 			sc = sc.pop()
 
 		case forStmt4: // for ; ; post {}
@@ -1519,6 +1535,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			init.tnext = body.start
 			body.tnext = post.start
 			post.tnext = body.start
+			perIterationFor(n, init, body) // emily patch 43
 			sc = sc.pop()
 
 		case forStmt7: // for init; cond; post {}
@@ -1542,6 +1559,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			cond.tnext = body.start
 			setFNext(cond, n)
 			body.tnext = post.start
+			perIterationFor(n, init, body) // emily patch 43
 			sc = sc.pop()
 
 		case forRangeStmt:
@@ -1765,6 +1783,22 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.tnext = body.start // then go to range body
 				body.tnext = n       // then body go to range function (loop)
 				k.gen = empty        // init filled later by generator
+				if isRangeFunc(n) {
+					rangeFuncBranches(n) // emily patch 41
+					break                // its yield makes fresh variables
+				}
+			}
+			if slots := rangeSlots(n); slots != nil {
+				// Fresh key and value at each iteration (emily patch 43).
+				gen := n.gen
+				n.gen = func(n *node) {
+					gen(n)
+					exec := n.exec
+					n.exec = func(f *frame) bltn {
+						renewSlots(f, slots)
+						return exec(f)
+					}
+				}
 			}
 
 		case returnStmt:
@@ -3241,6 +3275,9 @@ func sizeof(n *node) {
 // define in a nested block of the global scope (a top-level for body in
 // the REPL) is left to cfg. (emily patch 2)
 func gtaDefined(n *node) bool {
+	if isLoopInit(n) {
+		return false // emily patch 43
+	}
 	for a := n.anc; a != nil; a = a.anc {
 		if a.kind == blockStmt && a.anc != nil {
 			return false

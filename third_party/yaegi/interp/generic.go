@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -150,7 +151,12 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 		return nod, nil
 	}
 
-	if nod, found := root.interp.generic[sname]; found {
+	// emily patch 46: instances are keyed by their declaration too, since
+	// the name alone is shared by the generic functions of one name in
+	// several packages (slices.Compare calls cmp.Compare) and by a
+	// function declared again in a later REPL input.
+	key := fmt.Sprintf("%s@%p", sname, root)
+	if nod, found := root.interp.generic[key]; found {
 		return nod, true, nil
 	}
 
@@ -158,7 +164,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	root.interp.generic[sname] = r
+	root.interp.generic[key] = r
 	r.param = append(r.param, types...)
 	if tname != "" {
 		for _, nod := range fixNodes {

@@ -40,6 +40,9 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			}
 
 		case defineStmt:
+			if isLoopInit(n) {
+				return false // a loop's variables are the loop's, even at top level (emily patch 43)
+			}
 			var (
 				atyp *itype
 				err2 error
@@ -110,6 +113,9 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			return false
 
 		case defineXStmt:
+			if isLoopInit(n) {
+				return false // as above (emily patch 43)
+			}
 			err = compDefineX(sc, n)
 
 		case valueSpec:
@@ -174,7 +180,9 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 					}
 				}
 				sym, _, found := sc.lookup(typName)
-				if !found {
+				if !found || (declaredBefore(sym, n) && declaresType(root, typName)) {
+					// Not yet declared, or declared again further in this
+					// input (emily patch 47): come back to it.
 					n.meta = n.cfgErrorf("undefined: %s", typName)
 					revisit = append(revisit, n)
 					return false
@@ -354,7 +362,9 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				return false
 			}
 			sym, exists := sc.sym[typeName]
-			if !exists {
+			if !exists || declaredBefore(sym, n) {
+				// A type declared again in a later input is a new type,
+				// without the methods of the earlier one (emily patch 47).
 				sym = &symbol{kind: typeSym, node: n}
 				sc.sym[typeName] = sym
 			} else if sym.typ != nil && (len(sym.typ.method) > 0) {
@@ -482,4 +492,35 @@ func sameFile(a, b *node) bool {
 		return false
 	}
 	return a.interp.fset.File(a.pos) == b.interp.fset.File(b.pos)
+}
+
+// declaredBefore reports whether the type symbol sym comes from an earlier
+// compile (a previous REPL input) than the node n of a type declaration:
+// the type is declared again, and the new declaration makes a new type
+// for the code compiled after it; values made before keep the old one.
+// Within one input, a symbol met again (a type used before its
+// declaration, GTA's retries) is the same type. (emily patch 47)
+func declaredBefore(sym *symbol, n *node) bool {
+	d := sym.node
+	if d == nil && sym.typ != nil {
+		d = sym.typ.node
+	}
+	return d != nil && d.interp != nil && !sameFile(d, n)
+}
+
+// declaresType reports whether the file root declares the package-level
+// type name. (emily patch 47)
+func declaresType(root *node, name string) bool {
+	found := false
+	root.Walk(func(n *node) bool {
+		switch {
+		case found, n.kind == funcDecl, n.kind == blockStmt && n != root:
+			return false
+		case n.kind == typeSpec && n.child[0].ident == name:
+			found = true
+			return false
+		}
+		return true
+	}, nil)
+	return found
 }

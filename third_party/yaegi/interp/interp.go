@@ -118,6 +118,9 @@ type frame struct {
 	deferred  [][]reflect.Value  // defer stack
 	recovered interface{}        // to handle panic recover
 	done      reflect.SelectCase // for cancellation of channel operations
+
+	rangeJump *rangeJump // a branch out of range-over-func loop bodies in progress (emily patch 41)
+	live      *frame     // for a copy made by clone, the frame copied (emily patch 43)
 }
 
 func newFrame(anc *frame, length int, id uint64) *frame {
@@ -148,6 +151,10 @@ func (f *frame) clone() *frame {
 		id:        f.runid(),
 		done:      f.done,
 		debug:     f.debug,
+		live:      f,
+	}
+	if f.live != nil {
+		nf.live = f.live
 	}
 	nf.data = make([]reflect.Value, len(f.data))
 	copy(nf.data, f.data)
@@ -482,6 +489,9 @@ func initUniverse() *scope {
 		bltnPrintln: {kind: bltnSym, builtin: _println},
 		bltnReal:    {kind: bltnSym, builtin: _real},
 		bltnRecover: {kind: bltnSym, builtin: _recover},
+		bltnMin:     {kind: bltnSym, builtin: _min},   // emily patch 42
+		bltnMax:     {kind: bltnSym, builtin: _max},   // emily patch 42
+		bltnClear:   {kind: bltnSym, builtin: _clear}, // emily patch 42
 	}}
 	return sc
 }

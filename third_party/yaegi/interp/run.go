@@ -945,7 +945,13 @@ func _recover(n *node) {
 	dest := genValue(n)
 
 	n.exec = func(f *frame) bltn {
-		if f.anc.recovered == nil {
+		a := f.anc
+		if a.live != nil {
+			// A closure's frame is a copy of the frame it was made in;
+			// the panic is recorded in the running one (emily patch 43).
+			a = a.live
+		}
+		if a.recovered == nil {
 			// TODO(mpl): maybe we don't need that special case, and we're just forgetting to unwrap the valueInterface somewhere else.
 			if isEmptyInterface(n.typ) {
 				return tnext
@@ -955,11 +961,11 @@ func _recover(n *node) {
 		}
 
 		if isEmptyInterface(n.typ) {
-			dest(f).Set(reflect.ValueOf(f.anc.recovered))
+			dest(f).Set(reflect.ValueOf(a.recovered))
 		} else {
-			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(f.anc.recovered)}))
+			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(a.recovered)}))
 		}
-		f.anc.recovered = nil
+		a.recovered = nil
 		return tnext
 	}
 }
@@ -1029,8 +1035,15 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 		}
 	}
 	funcType := n.typ.TypeOf()
+	isLit := def.kind == funcLit
 
 	return func(f *frame) reflect.Value {
+		if isLit {
+			// A function literal wrapped here (deferred) keeps the
+			// variables of this moment, as the closures made by getFunc:
+			// a loop's next iteration has new ones (emily patch 43).
+			f = f.clone()
+		}
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr := newFrame(f, len(def.types), f.runid())

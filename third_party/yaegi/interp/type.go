@@ -406,7 +406,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 	}
 	if sname := typeName(n); sname != "" {
 		sym, _, found := sc.lookup(sname)
-		if found && sym.kind == typeSym && sym.typ != nil {
+		if found && sym.kind == typeSym && sym.typ != nil && !declaredBefore(sym, n) {
 			if sym.typ.isComplete() {
 				return sym.typ, nil
 			}
@@ -671,6 +671,8 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				}
 			case bltnCap, bltnCopy, bltnLen:
 				t = sc.getType("int")
+			case bltnMin, bltnMax: // emily patch 42
+				t, err = minMaxType(interp, sc, n, seen)
 			case bltnAppend, bltnMake:
 				t, err = nodeType2(interp, sc, n.child[1], seen)
 			case bltnNew:
@@ -933,7 +935,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 
 	case interfaceType:
 		if sname := typeName(n); sname != "" {
-			if sym, _, found := sc.lookup(sname); found && sym.kind == typeSym {
+			if sym, _, found := sc.lookup(sname); found && sym.kind == typeSym && !declaredBefore(sym, n) {
 				t = interfaceOf(sym.typ, sym.typ.field, sym.typ.constraint, sym.typ.ulconstraint, withNode(n), withScope(sc))
 			}
 		}
@@ -1077,7 +1079,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		sname := structName(n)
 		if sname != "" {
 			sym, _, found = sc.lookup(sname)
-			if found && sym.kind == typeSym && sym.typ != nil {
+			if found && sym.kind == typeSym && sym.typ != nil && !declaredBefore(sym, n) {
 				t = structOf(sym.typ, sym.typ.field, withNode(n), withScope(sc))
 			} else {
 				t = structOf(nil, nil, withNode(n), withScope(sc))
@@ -1434,7 +1436,7 @@ func (t *itype) numOut() int {
 		}
 	case builtinT:
 		switch t.name {
-		case "append", "cap", "complex", "copy", "imag", "len", "make", "new", "real", "recover", "unsafe.Alignof", "unsafe.Offsetof", "unsafe.Sizeof":
+		case "append", "cap", "complex", "copy", "imag", "len", "make", "new", "real", "recover", "unsafe.Alignof", "unsafe.Offsetof", "unsafe.Sizeof", bltnMin, bltnMax: // min, max: emily patch 42
 			return 1
 		}
 	}

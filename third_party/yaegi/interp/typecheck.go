@@ -741,6 +741,9 @@ var builtinFuncs = map[string]struct {
 	bltnReal:     {args: 1, variadic: false},
 	bltnRecover:  {args: 0, variadic: false},
 	bltnSizeof:   {args: 1, variadic: false},
+	bltnMin:      {args: 1, variadic: true},  // emily patch 42
+	bltnMax:      {args: 1, variadic: true},  // emily patch 42
+	bltnClear:    {args: 1, variadic: false}, // emily patch 42
 }
 
 func (check typecheck) builtin(name string, n *node, child []*node, ellipsis bool) error {
@@ -797,6 +800,10 @@ func (check typecheck) builtin(name string, n *node, child []*node, ellipsis boo
 			ident: "append",
 		}
 		return check.arguments(n, child, fun, ellipsis)
+	case bltnMin, bltnMax: // emily patch 42
+		return check.checkMinMax(n, params)
+	case bltnClear: // emily patch 42
+		return check.checkClear(params)
 	case bltnCap, bltnLen:
 		typ := arrayDeref(params[0].Type())
 		ok := false

@@ -8,10 +8,16 @@ import _ "embed"
 //go:embed go1_22_cmp_cmp.go.txt
 var cmpSource string
 
-//go:embed go1_22_maps_maps.go.txt
+// iter, maps and slices as of Go 1.23, written for the interpreter
+// (emily patch 44).
+
+//go:embed go1_23_iter_iter.go.txt
+var iterSource string
+
+//go:embed go1_23_maps.go.txt
 var mapsSource string
 
-//go:embed go1_22_slices_slices.go.txt
+//go:embed go1_23_slices.go.txt
 var slicesSource string
 
 /*
@@ -31,6 +37,7 @@ var syncAtomicSource string
 // Sources contains the list of generic packages source strings.
 var Sources = [...]string{
 	cmpSource,
+	iterSource, // before maps and slices, which import it
 	mapsSource,
 	slicesSource,
 	// FIXME(marc): support the following.
