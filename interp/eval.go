@@ -102,7 +102,7 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 	if !ok {
 		return Result{}, nil
 	}
-	return makeResult(vs), nil
+	return makeResult(vs)
 }
 
 // compile renders the rewritten chunk with line directives that give

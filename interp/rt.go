@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/internal/goid"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -38,15 +39,19 @@ type runtimeSyms struct {
 	isShow bool
 	jits   map[string]any // jitted funcs, read by the wrappers %jit declares
 
-	goPanic func(v any) // reports a panic that ended an interpreted goroutine
+	goPanic func(v any, where int) // reports a panic that ended an interpreted goroutine or a callback
 
 	// goLive counts interpreted goroutines still running (GoStart at the
 	// top of each, GoPanic in its deferred recover): release.go does not
 	// scan yaegi's global frame while one may write to it.
 	goLive atomic.Int64
+
+	// goStart and goEnd mark an interpreted goroutine's id as supervised
+	// (guard.go) while it runs.
+	goStart, goEnd func(id uint64)
 }
 
-func newRuntimeSyms(goPanic func(any)) *runtimeSyms {
+func newRuntimeSyms(goPanic func(any, int)) *runtimeSyms {
 	return &runtimeSyms{stop: make(chan struct{}, 1), jits: map[string]any{}, goPanic: goPanic}
 }
 
@@ -97,10 +102,18 @@ func (r *runtimeSyms) exports() interp.Exports {
 			"Stop":        reflect.ValueOf(r.stop),
 			"Interrupted": reflect.ValueOf(func() { panic(interrupted{}) }),
 			"Show":        show,
-			"GoStart":     reflect.ValueOf(func() { r.goLive.Add(1) }),
+			"GoStart": reflect.ValueOf(func() {
+				r.goLive.Add(1)
+				if r.goStart != nil {
+					r.goStart(goid.ID())
+				}
+			}),
 			"GoPanic": reflect.ValueOf(func(v any) {
 				defer r.goLive.Add(-1)
-				r.reportGoPanic(v)
+				if r.goEnd != nil {
+					defer r.goEnd(goid.ID())
+				}
+				r.reportPanic(v, goroutinePanic)
 			}),
 			"JitFunc": reflect.ValueOf(func(name string) any {
 				r.mu.Lock()
@@ -115,7 +128,9 @@ func (r *runtimeSyms) exports() interp.Exports {
 	}
 }
 
-func (r *runtimeSyms) reportGoPanic(v any) {
+// reportPanic reports v, recovered where says, unless it is no panic
+// (a goroutine that returned) or an interrupt's.
+func (r *runtimeSyms) reportPanic(v any, where int) {
 	// yaegi's recover hands interpreted code a reflect.Value.
 	if rv, ok := v.(reflect.Value); ok {
 		if !rv.IsValid() {
@@ -129,7 +144,7 @@ func (r *runtimeSyms) reportGoPanic(v any) {
 	case interrupted:
 		return // stopped by an interrupt: not worth a report
 	}
-	r.goPanic(v)
+	r.goPanic(v, where)
 }
 
 // checkStmt is inserted at the top of every loop body so that an interrupt

@@ -174,14 +174,43 @@ func TestSignalsAreContained(t *testing.T) {
 	}
 }
 
-func TestPanicInRuntimeGoroutineIsReportedAtTheNextCell(t *testing.T) {
+// TestPanicInCallbackKeepsTheSession: a panic in a time.AfterFunc
+// callback (a goroutine the runtime starts) is reported with the next
+// reply, and the worker and its variables live on (it used to end the
+// worker).
+func TestPanicInCallbackKeepsTheSession(t *testing.T) {
 	sv := newSupervisor(t, 5*time.Second)
 	mustOK(t, sv, `import "time"`)
+	mustOK(t, sv, "x := 41")
 	mustOK(t, sv, `time.AfterFunc(10*time.Millisecond, func() { panic("boom") })`)
 	time.Sleep(500 * time.Millisecond)
-	ce := mustCrash(t, sv, context.Background(), "1", "panic: boom")
-	if !ce.Idle || !strings.Contains(ce.Error(), "time.AfterFunc") {
-		t.Errorf("want an idle crash naming the AfterFunc cell: %v", ce)
+	c := mustOK(t, sv, "x + 1")
+	if c.res.Text != "42" || !strings.Contains(c.stderr, "panic in a callback") || !strings.Contains(c.stderr, "boom") {
+		t.Fatalf("after the callback's panic: value %q, stderr %q", c.res.Text, c.stderr)
+	}
+}
+
+// TestShowNilValuesInTheWorker: showing nil and zero tensors, alone or in
+// containers, is a value like any other (a nil tensor's HTML panicked in
+// the worker and ended it).
+func TestShowNilValuesInTheWorker(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	mustOK(t, sv, "var tz *emily.Tensor")
+	mustOK(t, sv, "kept := 3")
+	for expr, want := range map[string]string{
+		"tz": "Tensor <nil>", "[]*emily.Tensor{tz, nil}": "[Tensor <nil> Tensor <nil>]",
+		"map[string]*emily.Tensor{\"a\": tz}": "map[a:Tensor <nil>]",
+	} {
+		c := mustOK(t, sv, expr)
+		if c.res.Text != want || c.res.MIME["text/plain"] != want {
+			t.Errorf("%s: text %q, MIME %v; want %q", expr, c.res.Text, c.res.MIME, want)
+		}
+	}
+	if c := mustOK(t, sv, "new(emily.Tensor)"); !c.res.Shown {
+		t.Errorf("new(emily.Tensor) shows nothing: %+v", c)
+	}
+	if got := mustOK(t, sv, "kept").res.Text; got != "3" {
+		t.Errorf("kept = %q", got)
 	}
 }
 

@@ -181,6 +181,9 @@ type opt struct {
 	specialStdio bool              // allows os.Stdin, os.Stdout, os.Stderr to not be file descriptors
 	unrestricted bool              // allow use of non-sandboxed symbols
 	noAutoMain   bool              // do not run main after compiling (emily patch 3)
+
+	// runs interpreted functions called from compiled code (emily patch 8)
+	callbackGuard func(run func())
 }
 
 // Interpreter contains global resources and state.
@@ -324,6 +327,13 @@ type Options struct {
 	// program calls it. (emily patch 3: a REPL that defines main would run
 	// it again after every later input.)
 	NoAutoMain bool
+
+	// CallbackGuard, when set, runs the body of every interpreted function
+	// that compiled code calls (a time.AfterFunc callback, an http
+	// handler, a sort.Slice less function): run executes the body. A host
+	// can recover there the panics of goroutines that compiled code
+	// started, which nothing else recovers. (emily patch 8.)
+	CallbackGuard func(run func())
 }
 
 // New returns a new interpreter.
@@ -360,6 +370,7 @@ func New(options Options) *Interpreter {
 	}
 
 	i.opt.noAutoMain = options.NoAutoMain
+	i.opt.callbackGuard = options.CallbackGuard
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
 	if options.Unrestricted {

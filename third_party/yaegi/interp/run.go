@@ -1079,7 +1079,12 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 			}
 
 			// Interpreter code execution.
-			runCfg(start, fr, def, n)
+			if guard := n.interp.opt.callbackGuard; guard != nil {
+				// emily patch 8: the host may recover a panic here.
+				guard(func() { runCfg(start, fr, def, n) })
+			} else {
+				runCfg(start, fr, def, n)
+			}
 
 			return fr.data[:numRet]
 		})
