@@ -3,7 +3,6 @@ package interp
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/emily-go/emily/internal/goid"
@@ -91,15 +90,7 @@ func (s *Session) callbackGuard(run func()) {
 // It reads the goroutine's own traceback, ~µs, so only callbacks on
 // goroutines not known already pay it.
 func createdByYaegi() bool {
-	buf := make([]byte, 8<<10)
-	for {
-		n := runtime.Stack(buf, false)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
+	buf := ownStack()
 	i := bytes.LastIndex(buf, []byte("\ncreated by "))
 	return i >= 0 && bytes.HasPrefix(buf[i+len("\ncreated by "):], []byte("github.com/traefik/yaegi/interp."))
 }

@@ -1,11 +1,14 @@
 package interp
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/internal/goid"
@@ -34,6 +37,11 @@ type runtimeSyms struct {
 	// compiled function costs ~130 ns per iteration.
 	stop chan struct{}
 
+	// stopped is closed by an interrupt, and replaced once it has been
+	// cleared: blocking calls of the cell (time.Sleep) select on it.
+	stopMu  sync.Mutex
+	stopped chan struct{}
+
 	mu     sync.Mutex
 	shown  []any // values passed to Show by the final expression of a cell
 	isShow bool
@@ -52,7 +60,7 @@ type runtimeSyms struct {
 }
 
 func newRuntimeSyms(goPanic func(any, int)) *runtimeSyms {
-	return &runtimeSyms{stop: make(chan struct{}, 1), jits: map[string]any{}, goPanic: goPanic}
+	return &runtimeSyms{stop: make(chan struct{}, 1), stopped: make(chan struct{}), jits: map[string]any{}, goPanic: goPanic}
 }
 
 // interrupt asks running interpreted loops, and emily.While loops (which
@@ -63,6 +71,20 @@ func (r *runtimeSyms) interrupt() {
 	case r.stop <- struct{}{}:
 	default:
 	}
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	select {
+	case <-r.stopped:
+	default:
+		close(r.stopped)
+	}
+}
+
+// stoppedChan returns the channel the next interrupt closes.
+func (r *runtimeSyms) stoppedChan() chan struct{} {
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	return r.stopped
 }
 
 // clearInterrupt withdraws a pending interrupt before the next evaluation.
@@ -70,6 +92,56 @@ func (r *runtimeSyms) clearInterrupt() {
 	select {
 	case <-r.stop:
 	default:
+	}
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	select {
+	case <-r.stopped:
+		r.stopped = make(chan struct{})
+	default:
+	}
+}
+
+// sleep is time.Sleep for interpreted code: on the goroutine that runs
+// the cell it returns at an interrupt, by the same panic as a loop's
+// check (so the cell stops at this line, and the session needs no
+// abandoned goroutine); elsewhere (a goroutine the cell started, a
+// callback) it sleeps as Go's does, since an interrupt stops the cell,
+// not the session's background work.
+func (r *runtimeSyms) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	stopped := r.stoppedChan()
+	if !onCellGoroutine() {
+		time.Sleep(d)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-stopped:
+		panic(interrupted{})
+	}
+}
+
+// onCellGoroutine reports whether the caller runs a cell's program: the
+// goroutine yaegi's ExecuteWithContext starts for it (~µs to find out,
+// nothing beside a sleep).
+func onCellGoroutine() bool {
+	return bytes.Contains(ownStack(), []byte("\ncreated by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext"))
+}
+
+// ownStack returns the calling goroutine's traceback.
+func ownStack() []byte {
+	buf := make([]byte, 8<<10)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
 	}
 }
 
@@ -125,6 +197,7 @@ func (r *runtimeSyms) exports() interp.Exports {
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{
 			show: displayTypes,
 		})},
+		"time/time": {"Sleep": reflect.ValueOf(r.sleep)},
 	}
 }
 

@@ -45,7 +45,6 @@ type event struct {
 	Text  string         `json:"text,omitempty"`
 	MIME  map[string]any `json:"mime,omitempty"`
 	Err   *wireError     `json:"err,omitempty"`
-	Stuck bool           `json:"stuck,omitempty"`
 
 	// display, clear_output: the display package's Sink and Clearer,
 	// forwarded to the front end's writer (display_data on Jupyter).

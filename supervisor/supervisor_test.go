@@ -214,24 +214,52 @@ func TestShowNilValuesInTheWorker(t *testing.T) {
 	}
 }
 
-func TestInterruptOfBlockedCellRestarts(t *testing.T) {
+// TestInterruptOfBlockedCellKeepsTheSession: an interrupt stops a cell
+// blocked in a sleep, a lock or a wait, and the same worker goes on with
+// its variables (a stop button on time.Sleep used to restart it).
+func TestInterruptOfBlockedCellKeepsTheSession(t *testing.T) {
+	sv := newSupervisor(t, 3*time.Second)
+	mustOK(t, sv, "import (\n\t\"sync\"\n\t\"time\"\n)")
+	mustOK(t, sv, "kept := 41")
+	pid := sv.worker().cmd.Process.Pid
 	for _, code := range []string{
+		"time.Sleep(30 * time.Second)",
 		"var mu sync.Mutex\nmu.Lock()\nmu.Lock()",
-		"time.Sleep(time.Hour)",
 		"var wg sync.WaitGroup\nwg.Add(1)\nwg.Wait()",
 	} {
-		sv := newSupervisor(t, 3*time.Second)
-		mustOK(t, sv, "import (\n\t\"sync\"\n\t\"time\"\n)")
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(300*time.Millisecond, cancel)
 		start := time.Now()
-		ce := mustCrash(t, sv, ctx, code, "")
-		if !ce.Escalated {
-			t.Errorf("%q: want an escalated interrupt, got %v", code, ce)
+		c := run(t, sv, ctx, code)
+		var e *Error
+		if !errors.As(c.err, &e) || e.ErrorName() != "Interrupted" {
+			t.Fatalf("%q: got %v (%T), want Interrupted", code, c.err, c.err)
 		}
-		if d := time.Since(start); d > 6*time.Second {
-			t.Errorf("%q: interrupt to restart took %v", code, d)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%q: the interrupt took %v", code, d)
 		}
+		if got := mustOK(t, sv, "kept + 1").res.Text; got != "42" {
+			t.Errorf("after interrupting %q: kept + 1 = %q", code, got)
+		}
+		if sv.worker().cmd.Process.Pid != pid {
+			t.Fatalf("%q: the worker was restarted", code)
+		}
+	}
+}
+
+// TestInterruptEscalatesAsTheLastResort: a worker that does not answer
+// the interrupt within EscalateAfter (here: rendering a value whose
+// String method blocks, outside the cell's program) is restarted, and the
+// error says so, with the banner of a fresh session.
+func TestInterruptEscalatesAsTheLastResort(t *testing.T) {
+	sv := newSupervisor(t, 1*time.Second)
+	mustOK(t, sv, "type slow struct{}\nfunc (slow) String() string { select {} }")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	ce := mustCrash(t, sv, ctx, "slow{}", "did not answer the interrupt within 1s")
+	if !ce.Escalated || ce.ErrorName() != "InterruptEscalated" || !strings.HasPrefix(ce.Traceback()[0], "InterruptEscalated: ") ||
+		!strings.Contains(ce.Error(), "SESSION RESTARTED") || !ce.SessionRestarted() {
+		t.Errorf("escalation report: %v", ce)
 	}
 }
 

@@ -116,7 +116,7 @@ func execute(ctx context.Context, s *interp.Session, r request, enc *encoder) ev
 		if errors.As(err, &d) {
 			w.Name, w.Traceback = d.ErrorName(), d.Traceback()
 		}
-		ev.Err, ev.Stuck = w, s.Stuck()
+		ev.Err = w
 		return ev
 	}
 	if res.Shown {

@@ -82,21 +82,26 @@ def test_nil_tensor_shows_and_the_session_goes_on():
         km.shutdown_kernel(now=True)
 
 
-def test_interrupt_of_a_blocked_cell_does_not_wedge():
+def test_interrupt_of_a_blocked_cell_keeps_the_session():
+    """The stop button on time.Sleep or a lock stops the cell; the session
+    and its variables are kept (it used to restart, issue 17)."""
     km, kc = start()
     try:
-        run(kc, 'import "sync"')
-        msg_id = kc.execute("var mu sync.Mutex\nmu.Lock()\nmu.Lock()")
-        time.sleep(1.0)
-        km.interrupt_kernel()
-        reply = kc.get_shell_msg(timeout=TIMEOUT)
-        while reply["parent_header"].get("msg_id") != msg_id:
+        run(kc, 'import (\n\t"sync"\n\t"time"\n)')
+        run(kc, "kept := 41")
+        for code in ["time.Sleep(30 * time.Second)", "var mu sync.Mutex\nmu.Lock()\nmu.Lock()"]:
+            msg_id = kc.execute(code)
+            time.sleep(1.0)
+            started = time.monotonic()
+            km.interrupt_kernel()
             reply = kc.get_shell_msg(timeout=TIMEOUT)
-        assert reply["content"]["status"] == "error"
-        assert reply["content"]["ename"] == "InterruptEscalated", reply["content"]
-        # Before: "Interrupted", then every later cell hung.
-        content, msgs = run(kc, "1 + 1")
-        assert result_text(msgs) == ["2"]
+            while reply["parent_header"].get("msg_id") != msg_id:
+                reply = kc.get_shell_msg(timeout=TIMEOUT)
+            assert reply["content"]["status"] == "error"
+            assert reply["content"]["ename"] == "Interrupted", reply["content"]
+            assert time.monotonic() - started < 3
+            content, msgs = run(kc, "kept + 1")
+            assert result_text(msgs) == ["42"], (code, content)
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
