@@ -487,8 +487,12 @@ func (w *worker) readEvents(r io.Reader) {
 				n.SetNextInput(ev.Text)
 			}
 		case "page":
+			// A front end without a pager (the terminal REPL) prints the
+			// page's text, as the session does in-process (interp's page).
 			if p, ok := w.outs[ev.ID][0].(interface{ Page(map[string]any) }); ok {
 				p.Page(ev.MIME)
+			} else if text, ok := ev.MIME["text/plain"].(string); ok && w.outs[ev.ID][0] != nil {
+				io.WriteString(w.outs[ev.ID][0], text)
 			}
 		case "clear_output":
 			if o, ok := w.outs[ev.ID]; ok {

@@ -263,6 +263,37 @@ func TestInterruptEscalatesAsTheLastResort(t *testing.T) {
 	}
 }
 
+// TestHelpPrintsWithoutAPager: %help reaches a front end whose output has
+// no Page method (the terminal REPL) as text; it printed nothing.
+func TestHelpPrintsWithoutAPager(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	c := mustOK(t, sv, "%help")
+	if !strings.Contains(c.stdout, "%jit") || !strings.Contains(c.stdout, "%timeit") {
+		t.Fatalf("%%help printed %q", c.stdout)
+	}
+}
+
+type pagerBuf struct {
+	syncBuf
+	pages []map[string]any
+}
+
+func (p *pagerBuf) Page(b map[string]any) { p.pages = append(p.pages, b) }
+
+// TestHelpPagesWithAPager: a front end with a pager (the kernel) gets the
+// page, not the text.
+func TestHelpPagesWithAPager(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	var out pagerBuf
+	var errOut syncBuf
+	if _, err := sv.Execute(context.Background(), "%help", &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.pages) != 1 || !strings.Contains(out.pages[0]["text/markdown"].(string), "%jit") || out.String() != "" {
+		t.Fatalf("pages %v, text %q", out.pages, out.String())
+	}
+}
+
 func TestOutputAndValuesCrossThePipe(t *testing.T) {
 	sv := newSupervisor(t, 5*time.Second)
 	c := mustOK(t, sv, "for i := 0; i < 100000; i++ { fmt.Println(\"€\", i) }\nemily.Ones(2)")
