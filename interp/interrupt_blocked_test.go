@@ -53,8 +53,8 @@ func TestInterruptNamesTheLine(t *testing.T) {
 	mustRun(t, s, "import \"time\"")
 	for cell, line := range map[string]string{
 		"x := 1\ntime.Sleep(30 * time.Second)\nx = 2": "interrupted at 2:1",
-		"n := 0\nfor {\n\tn++\n}":                      "interrupted at 2:",
-		"func spin() {\n\tfor {\n\t}\n}\nspin()":        "interrupted at 2:",
+		"n := 0\nfor {\n\tn++\n}":                     "interrupted at 2:",
+		"func spin() {\n\tfor {\n\t}\n}\nspin()":      "interrupted at 2:",
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		start := time.Now()
