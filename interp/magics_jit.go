@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,16 +45,40 @@ func (s *Session) cellJitMagic(args []string) (restore func(), err error) {
 func (s *Session) parseJitOptions(magic string, kv map[string]string) ([]emily.Option, error) {
 	opts, unknown, err := compiler.ParseOptions(kv)
 	if err != nil {
-		return nil, magicError("%s: %v", strings.ReplaceAll(magic, "%", "%%"), err)
+		// magic is an argument, not part of the format: "%jit", as typed.
+		return nil, magicError("%s: %v", magic, err)
 	}
 	for _, k := range unknown {
 		fmt.Fprintf(s.stderr, "warning: %s: unknown option %s=%s ignored (known: %s)\n", magic, k, kv[k], compiler.OptionKeys)
 		delete(kv, k)
 	}
+	s.warnIgnoredOptions(magic, kv)
 	if _, ok := kv["debug"]; ok {
 		opts = append(opts, compiler.WithDebugOutput(s.stdout))
 	}
 	return opts, nil
+}
+
+// warnIgnoredOptions warns about options that the other options make
+// ineffective (DESIGN.md's option table): fuse and fallback apply to the
+// native lane only, so with native=false — typed, or the session's
+// default when native is not given — they are ignored. The options were
+// typed by a person, who should know.
+func (s *Session) warnIgnoredOptions(magic string, kv map[string]string) {
+	native, why := compiler.DefaultNative(), "the session's default is native=false (%config native=true changes it)"
+	if v, ok := kv["native"]; ok {
+		native, _ = strconv.ParseBool(v)
+		why = "native=false"
+	}
+	if native {
+		return
+	}
+	if fuse, _ := strconv.ParseBool(kv["fuse"]); fuse {
+		fmt.Fprintf(s.stderr, "warning: %s: fuse=true is ignored: %s, and fuse replays the native program under mlx::core::compile (the evaluator lane walks the graph op by op); drop fuse=true, or use native=true\n", magic, why)
+	}
+	if v, ok := kv["fallback"]; ok {
+		fmt.Fprintf(s.stderr, "warning: %s: fallback=%s is ignored: %s, and fallback says what the native lane does when lowering fails (the evaluator lane never lowers); drop it, or use native=true\n", magic, v, why)
+	}
 }
 
 // funcRefs is what the session knows of a function declared by a cell:

@@ -209,3 +209,47 @@ func TestCellJitAnyOption(t *testing.T) {
 		t.Errorf("debug output after the cell:\n%s", r.stdout)
 	}
 }
+
+// TestJitMessagesNameTheMagicTyped: an error of %jit says %jit, one of
+// %%jit says %%jit (a %jit error said %%jit).
+func TestJitMessagesNameTheMagicTyped(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "func f(x *emily.Tensor) *emily.Tensor { return x }")
+	for cell, want := range map[string]string{
+		"%jit native=maybe f":   "%jit: option native=maybe: not a bool",
+		"%jit fallback=x f":     "%jit: option fallback:",
+		"%jit device=tpu f":     "%jit: option device:",
+		"%%jit native=maybe\n1": "%%jit: option native=maybe: not a bool",
+		"%%jit device=tpu\n1":   "%%jit: option device:",
+	} {
+		r := run(t, s, cell)
+		if r.err == nil || !strings.HasPrefix(r.err.Error(), want) {
+			t.Errorf("%q: %v, want %q…", cell, r.err, want)
+		}
+	}
+}
+
+// TestJitWarnsAboutIgnoredOptions: fuse and fallback do nothing with
+// native=false, typed or the session's default; saying nothing let a
+// user believe fuse was on.
+func TestJitWarnsAboutIgnoredOptions(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "func f(x *emily.Tensor) *emily.Tensor { return x }")
+	for cell, want := range map[string]string{
+		"%jit native=false fuse=true f":      "warning: %jit: fuse=true is ignored: native=false",
+		"%jit native=false fallback=raise f": "warning: %jit: fallback=raise is ignored: native=false",
+		"%%jit native=false fuse=true\n1":    "warning: %%jit: fuse=true is ignored: native=false",
+	} {
+		if r := mustRun(t, s, cell); !strings.Contains(r.stderr, want) {
+			t.Errorf("%q: stderr %q, want %q", cell, r.stderr, want)
+		}
+	}
+	if r := mustRun(t, s, "%jit native=true fuse=true f"); r.stderr != "" {
+		t.Errorf("native fuse warns: %q", r.stderr)
+	}
+	mustRun(t, s, "%config native=false")
+	defer mustRun(t, s, "%config native=true")
+	if r := mustRun(t, s, "%jit fuse=true f"); !strings.Contains(r.stderr, "the session's default is native=false") {
+		t.Errorf("fuse under the session's native=false: stderr %q", r.stderr)
+	}
+}
