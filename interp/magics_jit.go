@@ -3,7 +3,6 @@ package interp
 import (
 	"fmt"
 	"go/ast"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,10 +85,12 @@ func (s *Session) warnIgnoredOptions(magic string, kv map[string]string) {
 type funcRefs struct {
 	refs map[string]bool
 	seq  int
+	src  string // rewritten, for declaring it again (rebind.go)
 }
 
 // noteFuncs records the functions a chunk declares and the names they use,
-// so that %jit can say which earlier functions still call the original.
+// so that a function declared anew (or jitted) reaches the earlier
+// functions that call it (rebind.go).
 func (s *Session) noteFuncs(p parsed) {
 	if p.file == nil {
 		return
@@ -108,37 +109,7 @@ func (s *Session) noteFuncs(p parsed) {
 	}
 }
 
-// staleCallers returns the functions declared before seq that call name
-// and are not jitted themselves (a jitted caller inlines name's body when
-// traced, so it computes the same): yaegi bound their calls to the
-// function name had then, and declaring name again does not reach them.
-func (s *Session) staleCallers(name string, seq int) []string {
-	s.jitMu.Lock()
-	defer s.jitMu.Unlock()
-	var out []string
-	for g, fr := range s.funcs {
-		if g != name && fr.seq <= seq && fr.refs[name] && s.jits[g] == nil {
-			out = append(out, g)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// warnStaleCallers says plainly which functions keep calling the original.
-func (s *Session) warnStaleCallers(name string, seq int) {
-	callers := s.staleCallers(name, seq)
-	if len(callers) == 0 {
-		return
-	}
-	verb, pron := "calls", "it"
-	if len(callers) > 1 {
-		verb, pron = "call", "them"
-	}
-	fmt.Fprintf(s.stderr, "warning: %%jit %s: %s %s the original %s, not the jitted one: yaegi bound the call when it compiled %s, before %s was jitted; declare %s again (or %%jit %s too) to use the jitted %s\n",
-		name, staleList(callers), verb, name, pron, name, pron, pron, name)
-}
-
+// staleList joins names for a message: "a", "a and b", "a, b and c".
 func staleList(names []string) string {
 	switch len(names) {
 	case 0:
