@@ -96,3 +96,25 @@ func TestHTTPHandlerPanicReported(t *testing.T) {
 		t.Fatalf("stderr %q, value %q", r.stderr, r.res.Text)
 	}
 }
+
+// TestDisplayAndPlotArePreImported: like fmt and emily, display and plot
+// need no import ("undefined: display" in a fresh kernel), and importing
+// them again is allowed.
+func TestDisplayAndPlotArePreImported(t *testing.T) {
+	s, _ := newSession(t)
+	r := mustRun(t, s, `display.HTML("<b>hi</b>")`)
+	if r.res.MIME["text/html"] != "<b>hi</b>" {
+		t.Fatalf("display.HTML: %+v", r.res)
+	}
+	if r := mustRun(t, s, `plot.Line(emily.Arange(4))`); r.res.MIME["image/png"] == nil {
+		t.Fatalf("plot.Line: %v", r.res.MIME)
+	}
+	mustRun(t, s, `import "github.com/emily-go/emily/display"`, `import "github.com/emily-go/emily/plot"`)
+	// nil and zero values of their types show too.
+	for _, cell := range []string{"var o *display.Object\no", "var pf *plot.Figure\npf", "new(plot.Figure)", "new(display.Object)", "var h *display.Handle\nh"} {
+		r := mustRun(t, s, cell)
+		if !r.res.Shown {
+			t.Errorf("%q shows nothing", cell)
+		}
+	}
+}

@@ -97,7 +97,7 @@ type Session struct {
 }
 
 // New starts a session with the standard library and emily, and with fmt,
-// math and emily imported.
+// math, emily, display and plot imported.
 func New(opts Options) (*Session, error) {
 	s := &Session{
 		stdout: newSwitchWriter(orWriter(opts.Stdout, os.Stdout)),
@@ -154,15 +154,20 @@ func New(opts Options) (*Session, error) {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
 	}
+	// display and plot are at hand like IPython's display: a fresh
+	// session's display.HTML(…) said "undefined: display".
 	if _, err := s.evalInternal(`import (
 	"fmt"
 	"math"
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/display"
+	"github.com/emily-go/emily/plot"
 	` + rtName + ` "` + rtPath + `"
 )`); err != nil {
 		return nil, fmt.Errorf("interp: importing the default packages: %w", err)
 	}
-	s.comp.imports = map[string]string{"fmt": "fmt", "math": "math", "emily": "github.com/emily-go/emily"}
+	s.comp.imports = map[string]string{"fmt": "fmt", "math": "math", "emily": "github.com/emily-go/emily",
+		"display": "github.com/emily-go/emily/display", "plot": "github.com/emily-go/emily/plot"}
 	s.refreshCompletion()
 	s.unsubscribe = compiler.Subscribe(s.onEvent)
 	return s, nil
