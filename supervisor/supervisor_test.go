@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -312,5 +314,39 @@ func TestOutputAndValuesCrossThePipe(t *testing.T) {
 	}
 	if c := run(t, sv, context.Background(), "undefinedThing"); c.err == nil || (c.err.(*Error)).ErrorName() == "" {
 		t.Errorf("compile error = %v", c.err)
+	}
+}
+
+// TestTimeitOfALazyValueInTheWorker: %%timeit evaluates what the cell
+// produces: a 256² product takes far more than building its graph.
+func TestTimeitOfALazyValueInTheWorker(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	mustOK(t, sv, "c := emily.Ones(256, 256)")
+	c := mustOK(t, sv, "%%timeit -n 2 -r 2\nd := emily.Matmul(c, c)\nd.Sum()")
+	m := regexp.MustCompile(`^([0-9.]+) (s|ms|µs|ns) ±`).FindStringSubmatch(c.stdout)
+	if m == nil {
+		t.Fatalf("%%%%timeit printed %q", c.stdout)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	// Building the graph takes a few µs; the product, hundreds at least.
+	if sec := v / map[string]float64{"s": 1, "ms": 1e3, "µs": 1e6, "ns": 1e9}[m[2]]; sec < 100e-6 {
+		t.Errorf("%%%%timeit of a 256² product: %s %s per loop: it timed the graph, not the product", m[1], m[2])
+	}
+}
+
+// TestLateBindingAfterJitInTheWorker: after %jit step, a train declared
+// before it calls the jitted step (it had to be declared again).
+func TestLateBindingAfterJitInTheWorker(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	mustOK(t, sv, "func step(x *emily.Tensor) *emily.Tensor { return emily.Mul(x, emily.Scalar(2)) }")
+	mustOK(t, sv, "func train(x *emily.Tensor, n int) *emily.Tensor {\n\tfor i := 0; i < n; i++ {\n\t\tx = step(x)\n\t}\n\treturn x\n}")
+	mustOK(t, sv, "%jit step")
+	c := mustOK(t, sv, "train(emily.Ones(2), 3)")
+	if !strings.Contains(c.res.Text, "[8. 8.]") {
+		t.Fatalf("train after %%jit step: %q", c.res.Text)
+	}
+	c = mustOK(t, sv, "%jit --stats")
+	if !strings.Contains(c.stdout, "step") || !strings.Contains(c.stdout, "native 3") {
+		t.Errorf("train did not call the jitted step:\n%s", c.stdout)
 	}
 }

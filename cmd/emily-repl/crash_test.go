@@ -39,3 +39,26 @@ func TestREPLSurvivesFatalErrors(t *testing.T) {
 	term.typeLine(`fmt.Println("alive", x)`)
 	term.expect("alive 40")
 }
+
+// TestREPLHelpAndSleepInterrupt: in the supervised REPL %help prints its
+// page (it printed nothing: the page reached only front ends with a
+// pager), and Ctrl-C on time.Sleep stops it at its line with the
+// variables kept (it used to restart the session).
+func TestREPLHelpAndSleepInterrupt(t *testing.T) {
+	term := startTerminal(t)
+	term.expect("emily> ")
+	term.typeLine("%help")
+	term.expect("%timeit")
+	term.expect("emily> ")
+	term.typeLine("kept := 41")
+	term.expect("emily> ")
+	term.typeLine(`import "time"`)
+	term.expect("emily> ")
+	term.typeLine("time.Sleep(30 * time.Second)")
+	time.Sleep(500 * time.Millisecond)
+	io.WriteString(term.pty, "\x03") // Ctrl-C
+	term.expect("interrupted at")
+	term.expect("emily> ")
+	term.typeLine("kept + 1")
+	term.expect("42")
+}
