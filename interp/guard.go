@@ -65,7 +65,9 @@ func (s *Session) supervise() (done func()) {
 // compiled code (yaegi's Options.CallbackGuard).
 func (s *Session) callbackGuard(run func()) {
 	id := goid.ID()
-	if s.goroutines.has(id) || s.yaegiGID.Load() == id {
+	// The cell's own goroutine first: hot callbacks (a sort's less
+	// function) run there, and one atomic load decides.
+	if s.yaegiGID.Load() == id || s.goroutines.has(id) {
 		run()
 		return
 	}

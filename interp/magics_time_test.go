@@ -155,8 +155,8 @@ func TestTimeitEvaluatesWhatTheCodeProduces(t *testing.T) {
 func TestTimeitErrorsShowTheUsersCode(t *testing.T) {
 	s, _ := newSession(t)
 	for cell, want := range map[string]string{
-		"%timeit undefinedThing + 1":           "1:9: undefined: undefinedThing",
-		"%timeit -n 2 1 + undefinedThing":      "1:18: undefined: undefinedThing",
+		"%timeit undefinedThing + 1":            "1:9: undefined: undefinedThing",
+		"%timeit -n 2 1 + undefinedThing":       "1:18: undefined: undefinedThing",
 		"%%timeit\nx := 1\ny := x + undefinedB": "3:10: undefined: undefinedB",
 	} {
 		r := run(t, s, cell)

@@ -54,6 +54,9 @@ type runtimeSyms struct {
 	// scan yaegi's global frame while one may write to it.
 	goLive atomic.Int64
 
+	// cellGID is the goroutine last found running a cell (sleep).
+	cellGID atomic.Uint64
+
 	// goStart and goEnd mark an interpreted goroutine's id as supervised
 	// (guard.go) while it runs.
 	goStart, goEnd func(id uint64)
@@ -113,7 +116,7 @@ func (r *runtimeSyms) sleep(d time.Duration) {
 		return
 	}
 	stopped := r.stoppedChan()
-	if !onCellGoroutine() {
+	if !r.onCellGoroutine() {
 		time.Sleep(d)
 		return
 	}
@@ -127,10 +130,18 @@ func (r *runtimeSyms) sleep(d time.Duration) {
 }
 
 // onCellGoroutine reports whether the caller runs a cell's program: the
-// goroutine yaegi's ExecuteWithContext starts for it (~µs to find out,
-// nothing beside a sleep).
-func onCellGoroutine() bool {
-	return bytes.Contains(ownStack(), []byte("\ncreated by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext"))
+// goroutine yaegi's ExecuteWithContext starts for it (~µs to find out from
+// the traceback, then one atomic load while the same goroutine asks).
+func (r *runtimeSyms) onCellGoroutine() bool {
+	id := goid.ID()
+	if r.cellGID.Load() == id {
+		return true
+	}
+	if !bytes.Contains(ownStack(), []byte("\ncreated by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext")) {
+		return false
+	}
+	r.cellGID.Store(id)
+	return true
 }
 
 // ownStack returns the calling goroutine's traceback.
