@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/emily-go/emily"
 )
 
 func TestFormatTime(t *testing.T) {
@@ -143,10 +145,16 @@ func TestTimeitEvaluatesWhatTheCodeProduces(t *testing.T) {
 			t.Errorf("%q: %s per loop, building the graph takes %s: the product was not evaluated", cell, formatTime(got), formatTime(graph))
 		}
 	}
-	// %time too, for what the cell assigns.
-	r := mustRun(t, s, "%time y = emily.Matmul(c, emily.Matmul(c, c))")
+	// %time too, for what the cell assigns: the 4 MB result exists once
+	// it is evaluated (MLX allocates at evaluation).
+	mustRun(t, s, "big := emily.Ones(1024, 1024)\nbig.Eval()")
+	before := emily.Memory().Active
+	r := mustRun(t, s, "%time z := emily.Add(big, emily.Scalar(1))")
 	if !strings.Contains(r.stdout, "Wall time") {
 		t.Fatalf("%%time printed %q", r.stdout)
+	}
+	if grew := emily.Memory().Active - before; grew < 4<<20 {
+		t.Errorf("%%time z := …: MLX's active memory grew by %d bytes, want the 4 MB of an evaluated z", grew)
 	}
 }
 
