@@ -46,6 +46,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 		done <- err
 	}()
 	id := <-gid
+	stopAt := s.watchStops(id)
 	var err error
 	select {
 	case err = <-done:
@@ -60,7 +61,18 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 			<-done
 			s.pending = id
 			e := interruptError(context.Cause(ctx))
-			e.Msg = fmt.Sprintf("interrupted while the cell was blocked (a channel operation, a lock or a wait, a read, an MLX evaluation): it stopped there after %v; the session and its variables are kept", s.grace)
+			// A channel operation that the stop ended says where it was
+			// at once (yaegi's OnStop); a compiled call cannot.
+			select {
+			case raw := <-stopAt:
+				pos, o := s.positions(s.onItsLine(raw, code))
+				e.Msg = "interrupted at " + pos + " (blocked in a channel operation); the session and its variables are kept"
+				if o >= 0 {
+					e.Source = sourceLines(code, o, s.origin.line())
+				}
+			case <-time.After(100 * time.Millisecond):
+				e.Msg = fmt.Sprintf("interrupted while the cell was blocked in a call of compiled code (a lock or a wait, a read, an MLX evaluation): it was stopped there after %v, and the call is left to return; the session and its variables are kept", s.grace)
+			}
 			return e
 		}
 	}
@@ -83,6 +95,35 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 		return interruptError(err)
 	}
 	return s.compileError(err, code)
+}
+
+// watchStops returns the channel on which the position of a blocking
+// channel operation of the cell's goroutine (the one ExecuteWithContext
+// starts from goroutine id) arrives when a stop ends it.
+func (s *Session) watchStops(id uint64) chan string {
+	ch := make(chan string, 1)
+	marker := []byte(fmt.Sprintf("created by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext in goroutine %d\n", id))
+	s.stopWatch.Store(&stopWatch{marker: marker, ch: ch})
+	return ch
+}
+
+// stopWatch is the cell a stop's position is for (watchStops).
+type stopWatch struct {
+	marker []byte
+	ch     chan string
+}
+
+// onStop is yaegi's OnStop: a blocking channel operation was stopped at
+// pos, on the cell's goroutine or another (a goroutine the cell started).
+func (s *Session) onStop(pos string) {
+	w := s.stopWatch.Load()
+	if w == nil || !bytes.Contains(ownStack(), w.marker) {
+		return
+	}
+	select {
+	case w.ch <- pos:
+	default:
+	}
 }
 
 // interruptedAt is the Interrupted error of a cell that the interrupt

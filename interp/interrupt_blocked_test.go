@@ -69,6 +69,20 @@ func TestInterruptNamesTheLine(t *testing.T) {
 			t.Errorf("%q: the interrupt took %v: it waited for the grace period", cell, d)
 		}
 	}
+	// A blocked channel operation is stopped at its line too.
+	mustRun(t, s, "ch := make(chan int)")
+	for cell, line := range map[string]string{
+		"y := 0\ny = <-ch":                      "interrupted at 2:5",
+		"select {\ncase v := <-ch:\n\t_ = v\n}": "interrupted at 1:",
+		"func wait() {\n\tch <- 1\n}\nwait()":   "interrupted at 2:2",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		r := runCtx(t, ctx, s, cell)
+		cancel()
+		if errorName(r.err) != Interrupted || !strings.HasPrefix(r.err.Error(), line) {
+			t.Errorf("%q: %v, want %q…", cell, r.err, line)
+		}
+	}
 	// The sleep stopped there: the line after it did not run.
 	if r := mustRun(t, s, "x"); r.res.Text != "1" {
 		t.Errorf("x = %q after the interrupted sleep, want 1", r.res.Text)

@@ -82,9 +82,10 @@ type Session struct {
 	executing   atomic.Bool
 	goroutines  goroutineSet  // supervised goroutines (guard.go)
 	yaegiGID    atomic.Uint64 // the goroutine yaegi last ran a chunk on
-	reportMu    sync.Mutex    // orders reports with the start and end of cells
-	reports     []string      // panics reported between cells, for the next one
-	releasedAt  uint64        // MLX active memory after the last release (release.go)
+	stopWatch   atomic.Pointer[stopWatch]
+	reportMu    sync.Mutex // orders reports with the start and end of cells
+	reports     []string   // panics reported between cells, for the next one
+	releasedAt  uint64     // MLX active memory after the last release (release.go)
 	unsubscribe func()
 
 	jitMu   sync.Mutex
@@ -136,6 +137,7 @@ func New(opts Options) (*Session, error) {
 		// after every later cell (script mode calls it once at the end).
 		NoAutoMain:    true,
 		CallbackGuard: s.callbackGuard,
+		OnStop:        s.onStop,
 	})
 	// yaegi binds os.Stdout/os.Stderr to the session's writers only when
 	// they are *os.File; bind them as io.Writer so that

@@ -184,6 +184,8 @@ type opt struct {
 
 	// runs interpreted functions called from compiled code (emily patch 8)
 	callbackGuard func(run func())
+	// told where a blocking channel operation was stopped (emily patch 9)
+	onStop func(pos string)
 }
 
 // Interpreter contains global resources and state.
@@ -334,6 +336,13 @@ type Options struct {
 	// can recover there the panics of goroutines that compiled code
 	// started, which nothing else recovers. (emily patch 8.)
 	CallbackGuard func(run func())
+
+	// OnStop, when set, is told the position of each blocking channel
+	// operation (receive, send, select, range over a channel) that a
+	// stop (ExecuteWithContext's context cancelled) ended, as "file:line:col"
+	// with line directives applied: a host can say where an interrupted
+	// program was. (emily patch 9.)
+	OnStop func(pos string)
 }
 
 // New returns a new interpreter.
@@ -371,6 +380,7 @@ func New(options Options) *Interpreter {
 
 	i.opt.noAutoMain = options.NoAutoMain
 	i.opt.callbackGuard = options.CallbackGuard
+	i.opt.onStop = options.OnStop
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
 	if options.Unrestricted {
