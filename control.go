@@ -14,7 +14,8 @@ import (
 // the branch (control_trace.go).
 
 // While runs body on the loop state while cond(state) is true and returns
-// the final state. cond must return a scalar bool tensor; body must return
+// the final state. cond must return one bool (a scalar, or any size-1
+// bool tensor); body must return
 // as many tensors as init, each of the same shape and dtype as its slot.
 // cond and body may use tensors from outside (captured); inside a jitted
 // function the loop is traced once and its trip count is decided at run
@@ -56,7 +57,8 @@ func While(cond func(state []*Tensor) *Tensor, body func(state []*Tensor) []*Ten
 }
 
 // Cond returns then(args) when pred is true and els(args) otherwise. pred
-// must be a scalar bool tensor; both branches must return the same number
+// must be one bool (a scalar, or any size-1 bool tensor); both branches
+// must return the same number
 // of tensors with the same shapes and dtypes (checked when traced: both
 // are traced, but only the chosen one runs). Branches may use tensors from
 // outside (captured) as well as args.
@@ -78,7 +80,7 @@ func Cond(pred *Tensor, then, els func(args []*Tensor) []*Tensor, args ...*Tenso
 			panic(&Error{Op: "Cond", Err: fmt.Errorf("argument %d is a nil tensor", i)})
 		}
 	}
-	checkPredicate("Cond", "the predicate", pred)
+	pred = checkPredicate("Cond", "the predicate", pred)
 	if pred.node != nil {
 		return traceCond(pred.tr, pred, then, els, args)
 	}
@@ -117,15 +119,18 @@ func traceOf(ts ...*Tensor) *tracer {
 	return activeTrace()
 }
 
-// checkPredicate panics unless p is a scalar bool: what decides a loop or
-// a branch is one true/false value.
-func checkPredicate(op, what string, p *Tensor) {
+// checkPredicate panics unless p is one bool, and returns it as a
+// scalar: what decides a loop or a branch is one true/false value. A
+// size-1 tensor of any rank (bool[1], bool[1 1]) is a truth value, as in
+// NumPy and MLX Python; it is reshaped to a scalar, which also holds
+// inside a trace (the reshape is traced).
+func checkPredicate(op, what string, p *Tensor) *Tensor {
 	if p == nil {
 		panic(&Error{Op: op, Err: fmt.Errorf("%s is a nil tensor", what)})
 	}
-	if p.Rank() != 0 {
+	if p.Size() != 1 {
 		panic(&Error{Op: op, Shapes: []string{describe(p)},
-			Err:  fmt.Errorf("%s is a %s tensor, not a scalar", what, describe(p)),
+			Err:  fmt.Errorf("%s is a %s tensor, not one value", what, describe(p)),
 			Hint: "reduce it to one value: emily.All(x) or emily.Any(x) for a bool tensor, a comparison of emily.Sum/Max for a number"})
 	}
 	if p.DType() != Bool {
@@ -133,6 +138,10 @@ func checkPredicate(op, what string, p *Tensor) {
 			Err:  fmt.Errorf("%s is %s, not bool", what, describe(p)),
 			Hint: "compare it, e.g. emily.Greater(x, 0), or use emily.NotEqual(x, 0) for \"non-zero\""})
 	}
+	if p.Rank() != 0 {
+		p = Reshape(p)
+	}
+	return p
 }
 
 // readBool evaluates a concrete scalar bool and returns its value.
@@ -233,8 +242,7 @@ func eagerWhile(cond func([]*Tensor) *Tensor, body func([]*Tensor) []*Tensor, in
 func eagerStep(cond func([]*Tensor) *Tensor, body func([]*Tensor) []*Tensor, state, init []*Tensor, iter int) (next, made []*Tensor, done bool) {
 	sc := NewScope()
 	defer sc.Close()
-	p := cond(slices.Clone(state))
-	checkPredicate("While", fmt.Sprintf("the condition's result (iteration %d)", iter), p)
+	p := checkPredicate("While", fmt.Sprintf("the condition's result (iteration %d)", iter), cond(slices.Clone(state)))
 	if err := evalTensors("While", append([]*Tensor{p}, state...)); err != nil {
 		panic(err)
 	}

@@ -502,13 +502,13 @@ func TestPredicateErrors(t *testing.T) {
 	}{
 		{"While non-scalar", func(x *tensor) *tensor {
 			return emily.While(func(s tensors) *tensor { return emily.Greater(s[0], 5) }, id, x)[0]
-		}, []string{"While", "bool[3]", "not a scalar", "emily.All"}},
+		}, []string{"While", "bool[3]", "not one value", "emily.All"}},
 		{"While non-bool", func(x *tensor) *tensor {
 			return emily.While(func(s tensors) *tensor { return emily.Sum(s[0]) }, id, x)[0]
 		}, []string{"While", "float32[]", "not bool", "fix:"}},
 		{"Cond non-scalar", func(x *tensor) *tensor {
 			return emily.Cond(emily.Greater(x, 1), id, id, x)[0]
-		}, []string{"Cond", "bool[3]", "not a scalar"}},
+		}, []string{"Cond", "bool[3]", "not one value"}},
 		{"Cond non-bool", func(x *tensor) *tensor {
 			return emily.Cond(emily.Sum(x), id, id, x)[0]
 		}, []string{"Cond", "float32[]", "not bool"}},
@@ -723,4 +723,35 @@ func TestHooksInControlFlow(t *testing.T) {
 	}
 	strict := emily.Jit(f, emily.WithFallback("raise")).(fn2)
 	cfWantErr(t, "fallback=raise", cfErrOf(func() { strict(emily.ScalarOf(3, emily.Int32), x) }), "hook iter")
+}
+
+// TestSizeOnePredicates: a size-1 bool tensor of any rank is a truth
+// value for While and Cond, eagerly and in every lane, as NumPy and MLX
+// Python treat it (bool[1] was an error).
+func TestSizeOnePredicates(t *testing.T) {
+	countdown := func(n *tensor) *tensor {
+		return emily.While(func(s tensors) *tensor { return emily.Reshape(emily.Greater(s[0], 0), 1) },
+			func(s tensors) tensors { return tensors{emily.Sub(s[0], 1)} }, n)[0]
+	}
+	pick := func(x *tensor) *tensor {
+		return emily.Cond(emily.Reshape(emily.Greater(emily.Sum(x), 0), 1, 1),
+			func(a tensors) tensors { return tensors{emily.Neg(a[0])} },
+			func(a tensors) tensors { return a }, x)[0]
+	}
+	n := emily.ScalarOf(3, emily.Int32)
+	x := emily.FromSlice([]float32{1, 2})
+	if got := countdown(n).ToInts()[0]; got != 0 {
+		t.Errorf("eager While with a bool[1] condition: %d, want 0", got)
+	}
+	if got := pick(x).ToFloat32s(); got[0] != -1 {
+		t.Errorf("eager Cond with a bool[1 1] predicate: %v", got)
+	}
+	for _, l := range cfLanes {
+		if got := emily.Jit(countdown, l.opt).(fn1)(n).ToInts()[0]; got != 0 {
+			t.Errorf("%s While with a bool[1] condition: %d, want 0", l.name, got)
+		}
+		if got := emily.Jit(pick, l.opt).(fn1)(x).ToFloat32s(); got[0] != -1 {
+			t.Errorf("%s Cond with a bool[1 1] predicate: %v", l.name, got)
+		}
+	}
 }

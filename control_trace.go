@@ -23,8 +23,7 @@ func traceWhile(_ *tracer, cond func([]*Tensor) *Tensor, body func([]*Tensor) []
 		operands: init,
 		bodies: []regionBody{
 			{args: init, fn: func(state []*Tensor) []*Tensor {
-				p := cond(slices.Clone(state))
-				checkPredicate("While", "the condition's result", p)
+				p := checkPredicate("While", "the condition's result", cond(slices.Clone(state)))
 				return []*Tensor{p}
 			}},
 			{args: init, fn: func(state []*Tensor) []*Tensor {

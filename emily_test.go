@@ -208,3 +208,25 @@ func TestDTypeRoundTrips(t *testing.T) {
 		t.Fatal("FromBytes accepted 6 bytes for float32[2]")
 	}
 }
+
+// TestHintsAnswerTheError: each "fix:" answers the error it follows: a
+// dtype error gets a dtype fix, not the op's shape hint (Matmul of int32
+// said "the inner dimensions must agree").
+func TestHintsAnswerTheError(t *testing.T) {
+	i := emily.Arange(6).Reshape(2, 3)
+	f := emily.Ones(2, 3)
+	for name, c := range map[string]struct {
+		fn         func()
+		want, not string
+	}{
+		"matmul int32":  {func() { emily.Matmul(i, emily.Arange(6).Reshape(3, 2)).Eval() }, "Astype(emily.Float32)", "inner dimensions"},
+		"matmul shapes": {func() { emily.Matmul(f, f).Eval() }, "inner dimensions must agree", "Astype"},
+		"add shapes":    {func() { emily.Add(f, emily.Ones(4)).Eval() }, "shapes must broadcast", "Astype"},
+		"sum axis":      {func() { emily.Sum(f, 5).Eval() }, "axes must be distinct", "Astype"},
+	} {
+		err := emily.Try(c.fn)
+		if err == nil || !strings.Contains(err.Error(), "fix: ") || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {
+			t.Errorf("%s: %v, want a fix with %q and without %q", name, err, c.want, c.not)
+		}
+	}
+}

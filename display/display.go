@@ -5,6 +5,7 @@ package display
 import (
 	"fmt"
 	"html"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -16,11 +17,20 @@ type Bundle = map[string]any
 
 // Text renders v for a terminal: a tensor as its preview, a string quoted
 // in Go syntax, a value with a String method through it, anything else as
-// fmt's %v.
-func Text(v any) string {
+// fmt's %v. It never panics: nil and zero values, inside containers or
+// not, print as fmt prints them (fmt reports a panicking String method in
+// its text), and a panicking MIMEBundle falls back to fmt.
+func Text(v any) (text string) {
+	defer func() {
+		if r := recover(); r != nil {
+			text = fmt.Sprintf("%v", v)
+		}
+	}()
 	switch x := v.(type) {
 	case *emily.Tensor:
-		return x.String()
+		// Through fmt, which turns a panic of String (a zero Tensor made
+		// with new, say) into text, as fmt.Println(x) would print it.
+		return fmt.Sprint(x)
 	case string:
 		// Quoted, as IPython shows a repr: "42" and 42 must look different.
 		return strconv.Quote(x)
@@ -28,6 +38,9 @@ func Text(v any) string {
 	case Displayer:
 		// An interpreted type reaches here wrapped, and fmt would print the
 		// wrapper; its bundle's text is what it chose to show.
+		if isNil(x) {
+			break
+		}
 		if s, ok := x.MIMEBundle()["text/plain"].(string); ok {
 			return s
 		}
@@ -35,12 +48,43 @@ func Text(v any) string {
 	return fmt.Sprintf("%v", v)
 }
 
+// isNil reports whether v is a nil pointer, map, slice, func, chan or
+// interface held in an interface: calling its methods would panic.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface, reflect.UnsafePointer:
+		return rv.IsNil()
+	}
+	return false
+}
+
 // MIME renders v for a notebook. Tensors get an HTML table (2-D and
 // smaller, up to htmlMaxCells values) or a preformatted preview, with the
 // text/plain preview always present for consoles.
-// A Displayer chooses its own bundle.
+// A Displayer chooses its own bundle. MIME never panics: where Render
+// fails, the bundle is the text alone.
 func MIME(v any) Bundle {
-	if d, ok := v.(Displayer); ok && d != nil {
+	b, err := Render(v)
+	if err != nil {
+		return Bundle{"text/plain": Text(v)}
+	}
+	return b
+}
+
+// Render is MIME that reports a panic of the value's own rendering code
+// (its MIMEBundle method) as an error, for a session to show as the
+// cell's error. Values of emily's types never fail: a nil or zero tensor
+// shows its text only.
+func Render(v any) (b Bundle, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("displaying a %T: its MIMEBundle panicked: %v", v, r)
+		}
+	}()
+	if d, ok := v.(Displayer); ok && !isNil(d) {
 		b := Bundle{}
 		for k, x := range d.MIMEBundle() {
 			b[k] = x
@@ -48,13 +92,27 @@ func MIME(v any) Bundle {
 		if _, ok := b["text/plain"]; !ok {
 			b["text/plain"] = Text(v)
 		}
-		return b
+		return b, nil
 	}
-	b := Bundle{"text/plain": Text(v)}
-	if t, ok := v.(*emily.Tensor); ok {
-		b["text/html"] = tensorHTML(t, b["text/plain"].(string))
+	b = Bundle{"text/plain": Text(v)}
+	if t, ok := v.(*emily.Tensor); ok && t != nil {
+		if h, ok := safeHTML(t, b["text/plain"].(string)); ok {
+			b["text/html"] = h
+		}
 	}
-	return b
+	return b, nil
+}
+
+// safeHTML is tensorHTML, or false where the tensor cannot be read (a
+// zero Tensor made with new(emily.Tensor), a freed one): the bundle then
+// has its text, which says what fmt says.
+func safeHTML(t *emily.Tensor, preview string) (h string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			h, ok = "", false
+		}
+	}()
+	return tensorHTML(t, preview), true
 }
 
 const htmlMaxCells = 400

@@ -1,6 +1,7 @@
 package display
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,5 +53,71 @@ func TestTensorHTMLEveryRank(t *testing.T) {
 	// Past htmlMaxCells: the text preview.
 	if h := MIME(emily.Arange(1000))["text/html"].(string); !strings.Contains(h, "<pre>") || !strings.Contains(h, "shape [1000]") {
 		t.Errorf("large tensor: %s", h)
+	}
+}
+
+// TestNilAndZeroValues: every exported type of emily and display, nil or
+// zero, alone or inside a container, shows as fmt prints it, and MIME
+// never panics (a nil tensor's Show killed the session).
+func TestNilAndZeroValues(t *testing.T) {
+	var (
+		nilTensor  *emily.Tensor
+		nilObject  *Object
+		nilHandle  *Handle
+		nilJitted  *emily.Jitted
+		nilStream  *emily.Stream
+		nilScope   *emily.Scope
+		nilError   *emily.Error
+		nilOption  emily.Option
+		nilDisplay Displayer
+	)
+	values := map[string]any{
+		"nil *Tensor": nilTensor, "new(Tensor)": new(emily.Tensor), "Tensor{}": emily.Tensor{},
+		"nil *Object": nilObject, "new(Object)": new(Object), "nil *Handle": nilHandle, "new(Handle)": new(Handle),
+		"nil *Jitted": nilJitted, "new(Jitted)": new(emily.Jitted), "nil *Stream": nilStream, "new(Stream)": new(emily.Stream),
+		"nil *Scope": nilScope, "new(Scope)": new(emily.Scope), "nil *Error": nilError, "new(Error)": new(emily.Error),
+		"Range{}": emily.Range{}, "nil Option": nilOption, "DType(0)": emily.DType(0), "nil Displayer": nilDisplay,
+		"MemoryStats{}": emily.MemoryStats{}, "ProgramInfo{}": emily.ProgramInfo{},
+	}
+	for name, v := range values {
+		type holder struct{ F any }
+		for cname, c := range map[string]any{
+			"alone": v, "slice": []any{v, v}, "map": map[string]any{"k": v}, "struct": holder{v}, "pointer": &holder{v},
+		} {
+			t.Run(name+"/"+cname, func(t *testing.T) {
+				want := fmt.Sprintf("%v", c)
+				if got := Text(c); got != want && cname != "alone" {
+					t.Errorf("Text = %q, fmt prints %q", got, want)
+				}
+				b := MIME(c) // must not panic
+				if b["text/plain"] != Text(c) {
+					t.Errorf("MIME text/plain = %q, Text = %q", b["text/plain"], Text(c))
+				}
+			})
+		}
+	}
+	if got := Text(nilTensor); got != fmt.Sprint(nilTensor) {
+		t.Errorf("nil tensor: Text = %q, fmt prints %q", got, fmt.Sprint(nilTensor))
+	}
+	if b := MIME(nilTensor); b["text/html"] != nil {
+		t.Errorf("nil tensor has HTML: %v", b)
+	}
+	if got, want := Text(new(emily.Tensor)), fmt.Sprint(new(emily.Tensor)); got != want {
+		t.Errorf("zero tensor: Text = %q, fmt prints %q", got, want)
+	}
+}
+
+type panicky struct{}
+
+func (panicky) MIMEBundle() map[string]any { panic("boom") }
+
+// TestRenderReportsAPanic: a MIMEBundle that panics is Render's error, and
+// MIME falls back to the text.
+func TestRenderReportsAPanic(t *testing.T) {
+	if _, err := Render(panicky{}); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("Render error = %v, want the panic", err)
+	}
+	if b := MIME(panicky{}); b["text/plain"] != "{}" {
+		t.Fatalf("MIME = %v", b)
 	}
 }

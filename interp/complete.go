@@ -123,6 +123,12 @@ func isIdentByte(c byte) bool {
 // imported package, a keyword or a predeclared name. Matches replace
 // code[start:end].
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
+	defer s.supervise()()
+	defer func() {
+		if s.toolPanicked("completion", recover()) {
+			matches, start, end = nil, cursor, cursor
+		}
+	}()
 	if cursor < 0 || cursor > len(code) {
 		cursor = len(code)
 	}
@@ -190,6 +196,11 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 // Jupyter kernel answers is_complete_request with the same function
 // (iscomplete.Check), which also tells invalid code apart.
 func (s *Session) IsComplete(code string) (complete bool, indent string) {
+	defer func() {
+		if s.toolPanicked("is-complete", recover()) {
+			complete, indent = true, "" // running it reports what is wrong
+		}
+	}()
 	status, indent := iscomplete.Check(code)
 	return status != iscomplete.Incomplete, indent
 }

@@ -14,6 +14,11 @@ import (
 // completer icons (_jupyter_types_experimental): "function", "method",
 // "type", "variable", "constant", "field", "package" or "keyword".
 func (s *Session) CompleteKinds(code string, cursor int) (matches, kinds []string, start, end int) {
+	defer func() {
+		if s.toolPanicked("completion", recover()) {
+			matches, kinds, start, end = nil, nil, cursor, cursor
+		}
+	}()
 	matches, start, end = s.Complete(code, cursor)
 	kinds = make([]string, len(matches))
 	for i, m := range matches {

@@ -224,7 +224,7 @@ func (s *Session) runtimeError(p interp.Panic, frames []frame, code string) *Err
 		v = rv.Interface()
 	}
 	if _, ok := v.(interrupted); ok {
-		return interruptError(context.Canceled)
+		return s.interruptedAt(context.Canceled, frames, code)
 	}
 	e := &Error{Name: PanicError, Value: v}
 	var ee *emily.Error

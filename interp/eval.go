@@ -78,22 +78,33 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 		r.sortEdits()
 		return r
 	}
-	prog, err := s.compile(code, c.kind, rewrite(show))
+	r := rewrite(show)
+	prog, err := s.compile(code, c.kind, r)
 	if err != nil && show != nil {
 		// The expression has no single value to pass to Show (a call of
 		// a function without results, say): run it as a plain statement.
 		show = nil
-		prog, err = s.compile(code, c.kind, rewrite(nil))
+		r = rewrite(nil)
+		prog, err = s.compile(code, c.kind, r)
 	}
 	if err != nil {
 		return Result{}, err
 	}
 	names, imports := declared(p)
 	s.noteDeclared(names, imports)
+	since := s.declSeq + 1
 	s.noteFuncs(p)
 	s.rt.takeShown()
 	if err := s.execute(ctx, prog, code); err != nil {
 		return Result{}, err
+	}
+	if fs := funcDecls(p); len(fs) > 0 {
+		var fnames []string
+		for _, fd := range fs {
+			s.noteFuncSource(fd, r, off(fd.Pos()), off(fd.End()))
+			fnames = append(fnames, fd.Name.Name)
+		}
+		s.rebindCallers(fnames, since)
 	}
 	if show == nil {
 		return Result{}, nil
@@ -102,7 +113,21 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 	if !ok {
 		return Result{}, nil
 	}
-	return makeResult(vs), nil
+	return makeResult(vs)
+}
+
+// funcDecls returns the functions (not methods) a chunk declares.
+func funcDecls(p parsed) []*ast.FuncDecl {
+	if p.file == nil {
+		return nil
+	}
+	var out []*ast.FuncDecl
+	for _, d := range p.file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Body != nil {
+			out = append(out, fd)
+		}
+	}
+	return out
 }
 
 // compile renders the rewritten chunk with line directives that give

@@ -55,6 +55,12 @@ func lookupDoc(key string) (docEntry, bool) {
 // type, a method or field of one — as text, or found=false. With the
 // cursor inside a call's parentheses it describes the function called.
 func (s *Session) Inspect(code string, cursor int) (text string, found bool) {
+	defer s.supervise()()
+	defer func() {
+		if s.toolPanicked("inspection", recover()) {
+			text, found = "", false
+		}
+	}()
 	expr := exprAt(code, cursor)
 	if expr == "" {
 		return "", false

@@ -8,6 +8,8 @@ import (
 	"github.com/emily-go/emily/internal/goid"
 	"reflect"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/emily-go/emily"
@@ -17,20 +19,21 @@ import (
 // execute runs a compiled chunk until it ends or ctx is cancelled.
 //
 // Interrupts first set the runtime's stop flag, which the check at the top
-// of every loop body turns into a panic: the program unwinds normally, and
-// its goroutine hands its result over a channel, so the next cell cannot
-// race with it. Only when that does not happen within the grace period
-// (the cell is blocked in a compiled call or on a channel) is yaegi
-// stopped through its context: ExecuteWithContext then returns at once
-// while its goroutine may still be inside the call, so the next execution
-// first waits for that goroutine to end (waitPending).
+// of every loop body turns into a panic, and wake the cell's time.Sleep
+// (rt.sleep) with the same panic: the program unwinds normally at the line
+// it was on, and its goroutine hands its result over a channel, so the
+// next cell cannot race with it. Only when that does not happen within the
+// grace period (the cell is blocked in a channel operation, a sync wait, a
+// network read, a long MLX evaluation: a compiled call) is yaegi stopped
+// through its context: channel operations return at once, and a goroutine
+// still inside a compiled call is left to it. It runs no more of the
+// cell's code when the call returns (yaegi's run id has changed), so the
+// session and its variables go on at once; nothing restarts.
 func (s *Session) execute(ctx context.Context, prog *interp.Program, code string) error {
 	if ctx.Err() != nil {
 		return interruptError(ctx.Err())
 	}
-	if err := s.waitPending(ctx); err != nil {
-		return err
-	}
+	s.notePending()
 	s.rt.clearInterrupt()
 	s.frames.take() // frames of panics that user code recovered from
 	yctx, stop := context.WithCancel(context.Background())
@@ -43,6 +46,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 		done <- err
 	}()
 	id := <-gid
+	stopAt := s.watchStops(id)
 	var err error
 	select {
 	case err = <-done:
@@ -56,7 +60,20 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 			stop()
 			<-done
 			s.pending = id
-			return interruptError(ctx.Err())
+			e := interruptError(context.Cause(ctx))
+			// A channel operation that the stop ended says where it was
+			// at once (yaegi's OnStop); a compiled call cannot.
+			select {
+			case raw := <-stopAt:
+				pos, o := s.positions(s.onItsLine(raw, code))
+				e.Msg = "interrupted at " + pos + " (blocked in a channel operation); the session and its variables are kept"
+				if o >= 0 {
+					e.Source = sourceLines(code, o, s.origin.line())
+				}
+			case <-time.After(100 * time.Millisecond):
+				e.Msg = fmt.Sprintf("interrupted while the cell was blocked in a call of compiled code (a lock or a wait, a read, an MLX evaluation): it was stopped there after %v, and the call is left to return; the session and its variables are kept", s.grace)
+			}
+			return e
 		}
 	}
 	if err == nil {
@@ -65,14 +82,12 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 	var p interp.Panic
 	if errors.As(err, &p) {
 		v := unwrapValue(p.Value)
-		if _, ok := v.(interrupted); ok {
-			s.frames.take()
-			return interruptError(context.Cause(ctx))
-		}
+		_, stopped := v.(interrupted)
 		if e, ok := v.(error); ok && errors.Is(e, emily.ErrInterrupted) {
-			// A While loop stopped by the interrupt (emily.Interrupt).
-			s.frames.take()
-			return interruptError(context.Cause(ctx))
+			stopped = true // a While loop stopped by the interrupt (emily.Interrupt)
+		}
+		if stopped {
+			return s.interruptedAt(context.Cause(ctx), s.frames.take(), code)
 		}
 		return s.runtimeError(p, s.frames.take(), code)
 	}
@@ -82,6 +97,80 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 	return s.compileError(err, code)
 }
 
+// watchStops returns the channel on which the position of a blocking
+// channel operation of the cell's goroutine (the one ExecuteWithContext
+// starts from goroutine id) arrives when a stop ends it.
+func (s *Session) watchStops(id uint64) chan string {
+	ch := make(chan string, 1)
+	marker := []byte(fmt.Sprintf("created by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext in goroutine %d\n", id))
+	s.stopWatch.Store(&stopWatch{marker: marker, ch: ch})
+	return ch
+}
+
+// stopWatch is the cell a stop's position is for (watchStops).
+type stopWatch struct {
+	marker []byte
+	ch     chan string
+}
+
+// onStop is yaegi's OnStop: a blocking channel operation was stopped at
+// pos, on the cell's goroutine or another (a goroutine the cell started).
+func (s *Session) onStop(pos string) {
+	w := s.stopWatch.Load()
+	if w == nil || !bytes.Contains(ownStack(), w.marker) {
+		return
+	}
+	select {
+	case w.ch <- pos:
+	default:
+	}
+}
+
+// interruptedAt is the Interrupted error of a cell that the interrupt
+// stopped by a panic: it names the line (the innermost frame in the
+// cell) and shows it.
+func (s *Session) interruptedAt(cause error, frames []frame, code string) *Error {
+	e := interruptError(cause)
+	for _, f := range frames {
+		pos, o := s.positions(s.onItsLine(f.pos, code))
+		e.Frames = append(e.Frames, pos+" in "+funcLabel(f.fn))
+		if o >= 0 && e.Source == nil {
+			e.Msg = "interrupted at " + pos
+			e.Source = sourceLines(code, o, s.origin.line())
+		}
+	}
+	if e.Source == nil && len(e.Frames) > 0 {
+		e.Msg = "interrupted at " + strings.SplitN(e.Frames[0], " ", 2)[0]
+	}
+	return e
+}
+
+// onItsLine moves a position of the cell being run whose column lies past
+// the end of its line to the line's first token: the loop check that
+// stopped the cell is text the session inserted after the loop's brace,
+// and its columns continue from there.
+func (s *Session) onItsLine(pos, code string) string {
+	m := labelPos.FindStringSubmatch(pos)
+	if m == nil {
+		return pos
+	}
+	s.filesMu.Lock()
+	label, first := s.label(), s.origin.line()
+	s.filesMu.Unlock()
+	line, _ := strconv.Atoi(m[2])
+	col, _ := strconv.Atoi(m[3])
+	lines := strings.Split(code, "\n")
+	if m[1] != label || line-first < 0 || line-first >= len(lines) {
+		return pos
+	}
+	text := lines[line-first]
+	if col <= len(text)+1 {
+		return pos
+	}
+	indent := len(text) - len(strings.TrimLeft(text, " \t"))
+	return strings.Replace(pos, m[0], fmt.Sprintf("%s:%d:%d", label, line, indent+1), 1)
+}
+
 func unwrapValue(v any) any {
 	if rv, ok := v.(reflect.Value); ok && rv.IsValid() {
 		return rv.Interface()
@@ -89,28 +178,18 @@ func unwrapValue(v any) any {
 	return v
 }
 
-// waitPending waits until the goroutine of an execution that was stopped
-// inside a compiled call has returned from it.
-func (s *Session) waitPending(ctx context.Context) error {
+// notePending says, once, that the goroutine of an interrupted cell is
+// still inside a compiled call: it holds whatever that call holds (a
+// lock, a connection, an MLX stream) until the call returns.
+func (s *Session) notePending() {
 	if s.pending == 0 {
-		return nil
+		return
 	}
 	marker := []byte(fmt.Sprintf("created by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext in goroutine %d\n", s.pending))
-	start := time.Now()
-	warned := false
-	for goroutineRunning(marker) {
-		if !warned && time.Since(start) > time.Second {
-			fmt.Fprintln(s.stderr, "waiting for the interrupted cell to return from a compiled call…")
-			warned = true
-		}
-		select {
-		case <-ctx.Done():
-			return interruptError(ctx.Err())
-		case <-time.After(10 * time.Millisecond):
-		}
+	if goroutineRunning(marker) {
+		fmt.Fprintln(s.stderr, "note: the cell interrupted last is still inside a call of compiled code; it ends when that call returns, and what the call holds (a lock, a connection) stays held until then")
 	}
 	s.pending = 0
-	return nil
 }
 
 // goroutineRunning reports whether a goroutine's traceback contains marker.
@@ -123,17 +202,4 @@ func goroutineRunning(marker []byte) bool {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-}
-
-// Stuck reports whether the goroutine of an interrupted cell is still
-// blocked in a compiled call (a mutex, a channel, time.Sleep): the next
-// Execute would wait for it. A supervisor restarts the session instead.
-func (s *Session) Stuck() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pending == 0 {
-		return false
-	}
-	marker := []byte(fmt.Sprintf("created by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext in goroutine %d\n", s.pending))
-	return goroutineRunning(marker)
 }

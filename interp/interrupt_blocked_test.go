@@ -12,14 +12,21 @@ package interp
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
 
 func TestInterruptBlocked(t *testing.T) {
 	s, _ := newSession(t)
-	mustRun(t, s, "import \"time\"", "ch := make(chan int)")
-	for _, cell := range []string{"<-ch", "select {}", "time.Sleep(700 * time.Millisecond)"} {
+	mustRun(t, s, "import (\n\t\"net\"\n\t\"sync\"\n\t\"time\"\n)", "ch := make(chan int)", "kept := 42",
+		"ln, _ := net.Listen(\"tcp\", \"127.0.0.1:0\")\nconn, _ := net.Dial(\"tcp\", ln.Addr().String())\nbuf := make([]byte, 8)")
+	for _, cell := range []string{
+		"conn.Read(buf)", "ln.Accept()\nln.Accept()",
+		"<-ch", "select {}", "time.Sleep(30 * time.Second)",
+		"var mu sync.Mutex\nmu.Lock()\nmu.Lock()", "var wg sync.WaitGroup\nwg.Add(1)\nwg.Wait()",
+		"c := sync.NewCond(&sync.Mutex{})\nc.L.Lock()\nc.Wait()",
+	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		start := time.Now()
 		r := runCtx(t, ctx, s, cell)
@@ -30,10 +37,70 @@ func TestInterruptBlocked(t *testing.T) {
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("%q: interrupt took %v", cell, d)
 		}
-		// The next cell waits for a compiled call still running (the
-		// Sleep), then runs.
-		if r := mustRun(t, s, "1 + 1"); r.res.Text != "2" {
+		// The next cell runs at once, with the session's variables.
+		start = time.Now()
+		if r := mustRun(t, s, "kept + 1"); r.res.Text != "43" {
 			t.Fatalf("after interrupting %q: %q", cell, r.res.Text)
 		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("after interrupting %q the next cell took %v", cell, d)
+		}
+	}
+}
+
+// TestInterruptNamesTheLine: an interrupt that stops a cell in a sleep or
+// a loop names the line, and shows it.
+func TestInterruptNamesTheLine(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "import \"time\"")
+	for cell, line := range map[string]string{
+		"x := 1\ntime.Sleep(30 * time.Second)\nx = 2": "interrupted at 2:1",
+		"n := 0\nfor {\n\tn++\n}":                     "interrupted at 2:",
+		"func spin() {\n\tfor {\n\t}\n}\nspin()":      "interrupted at 2:",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		start := time.Now()
+		r := runCtx(t, ctx, s, cell)
+		cancel()
+		if errorName(r.err) != Interrupted || !strings.HasPrefix(r.err.Error(), line) {
+			t.Errorf("%q: %v, want %q…", cell, r.err, line)
+		}
+		if d := time.Since(start); d > 400*time.Millisecond {
+			t.Errorf("%q: the interrupt took %v: it waited for the grace period", cell, d)
+		}
+	}
+	// A blocked channel operation is stopped at its line too.
+	mustRun(t, s, "ch := make(chan int)")
+	for cell, line := range map[string]string{
+		"y := 0\ny = <-ch":                      "interrupted at 2:5",
+		"select {\ncase v := <-ch:\n\t_ = v\n}": "interrupted at 1:",
+		"func wait() {\n\tch <- 1\n}\nwait()":   "interrupted at 2:2",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		r := runCtx(t, ctx, s, cell)
+		cancel()
+		if errorName(r.err) != Interrupted || !strings.HasPrefix(r.err.Error(), line) {
+			t.Errorf("%q: %v, want %q…", cell, r.err, line)
+		}
+	}
+	// The sleep stopped there: the line after it did not run.
+	if r := mustRun(t, s, "x"); r.res.Text != "1" {
+		t.Errorf("x = %q after the interrupted sleep, want 1", r.res.Text)
+	}
+}
+
+// TestSleepInAGoroutineIsNotInterrupted: an interrupt stops the cell, not
+// the goroutines it started.
+func TestSleepInAGoroutineIsNotInterrupted(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "import \"time\"", "done := make(chan bool, 1)", "go func() { time.Sleep(300 * time.Millisecond); done <- true }()")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	r := runCtx(t, ctx, s, "time.Sleep(time.Minute)")
+	cancel()
+	if errorName(r.err) != Interrupted {
+		t.Fatalf("err %v", r.err)
+	}
+	if r := mustRun(t, s, "<-done"); r.res.Text != "true" {
+		t.Fatalf("the goroutine's sleep: %q", r.res.Text)
 	}
 }

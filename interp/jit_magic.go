@@ -16,7 +16,8 @@ type jitEntry struct {
 	opts map[string]string // the options as typed, for listings
 	j    *emily.Jitted
 	// seq is the session's declaration count when name was first jitted:
-	// functions declared before then call the original (staleCallers).
+	// the functions declared before then were declared again to call the
+	// jitted one (rebindCallers).
 	seq int
 }
 
@@ -113,7 +114,11 @@ func (s *Session) jitOne(name string, kv map[string]string, opts []emily.Option)
 		e.seq = s.declSeq
 		s.jitMu.Unlock()
 	}
-	s.warnStaleCallers(name, e.seq)
+	if prev == nil {
+		// Callers compiled before call the function the name denoted
+		// then: declare them again, so they call the jitted one.
+		s.rebindCallers([]string{name}, e.seq+1)
+	}
 	s.stats.watch(j.Compiled(), name)
 	for k, v := range kv {
 		e.opts[k] = v

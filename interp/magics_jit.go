@@ -3,7 +3,7 @@ package interp
 import (
 	"fmt"
 	"go/ast"
-	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,16 +44,40 @@ func (s *Session) cellJitMagic(args []string) (restore func(), err error) {
 func (s *Session) parseJitOptions(magic string, kv map[string]string) ([]emily.Option, error) {
 	opts, unknown, err := compiler.ParseOptions(kv)
 	if err != nil {
-		return nil, magicError("%s: %v", strings.ReplaceAll(magic, "%", "%%"), err)
+		// magic is an argument, not part of the format: "%jit", as typed.
+		return nil, magicError("%s: %v", magic, err)
 	}
 	for _, k := range unknown {
 		fmt.Fprintf(s.stderr, "warning: %s: unknown option %s=%s ignored (known: %s)\n", magic, k, kv[k], compiler.OptionKeys)
 		delete(kv, k)
 	}
+	s.warnIgnoredOptions(magic, kv)
 	if _, ok := kv["debug"]; ok {
 		opts = append(opts, compiler.WithDebugOutput(s.stdout))
 	}
 	return opts, nil
+}
+
+// warnIgnoredOptions warns about options that the other options make
+// ineffective (DESIGN.md's option table): fuse and fallback apply to the
+// native lane only, so with native=false — typed, or the session's
+// default when native is not given — they are ignored. The options were
+// typed by a person, who should know.
+func (s *Session) warnIgnoredOptions(magic string, kv map[string]string) {
+	native, why := compiler.DefaultNative(), "the session's default is native=false (%config native=true changes it)"
+	if v, ok := kv["native"]; ok {
+		native, _ = strconv.ParseBool(v)
+		why = "native=false"
+	}
+	if native {
+		return
+	}
+	if fuse, _ := strconv.ParseBool(kv["fuse"]); fuse {
+		fmt.Fprintf(s.stderr, "warning: %s: fuse=true is ignored: %s, and fuse replays the native program under mlx::core::compile (the evaluator lane walks the graph op by op); drop fuse=true, or use native=true\n", magic, why)
+	}
+	if v, ok := kv["fallback"]; ok {
+		fmt.Fprintf(s.stderr, "warning: %s: fallback=%s is ignored: %s, and fallback says what the native lane does when lowering fails (the evaluator lane never lowers); drop it, or use native=true\n", magic, v, why)
+	}
 }
 
 // funcRefs is what the session knows of a function declared by a cell:
@@ -61,10 +85,12 @@ func (s *Session) parseJitOptions(magic string, kv map[string]string) ([]emily.O
 type funcRefs struct {
 	refs map[string]bool
 	seq  int
+	src  string // rewritten, for declaring it again (rebind.go)
 }
 
 // noteFuncs records the functions a chunk declares and the names they use,
-// so that %jit can say which earlier functions still call the original.
+// so that a function declared anew (or jitted) reaches the earlier
+// functions that call it (rebind.go).
 func (s *Session) noteFuncs(p parsed) {
 	if p.file == nil {
 		return
@@ -83,37 +109,7 @@ func (s *Session) noteFuncs(p parsed) {
 	}
 }
 
-// staleCallers returns the functions declared before seq that call name
-// and are not jitted themselves (a jitted caller inlines name's body when
-// traced, so it computes the same): yaegi bound their calls to the
-// function name had then, and declaring name again does not reach them.
-func (s *Session) staleCallers(name string, seq int) []string {
-	s.jitMu.Lock()
-	defer s.jitMu.Unlock()
-	var out []string
-	for g, fr := range s.funcs {
-		if g != name && fr.seq <= seq && fr.refs[name] && s.jits[g] == nil {
-			out = append(out, g)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// warnStaleCallers says plainly which functions keep calling the original.
-func (s *Session) warnStaleCallers(name string, seq int) {
-	callers := s.staleCallers(name, seq)
-	if len(callers) == 0 {
-		return
-	}
-	verb, pron := "calls", "it"
-	if len(callers) > 1 {
-		verb, pron = "call", "them"
-	}
-	fmt.Fprintf(s.stderr, "warning: %%jit %s: %s %s the original %s, not the jitted one: yaegi bound the call when it compiled %s, before %s was jitted; declare %s again (or %%jit %s too) to use the jitted %s\n",
-		name, staleList(callers), verb, name, pron, name, pron, pron, name)
-}
-
+// staleList joins names for a message: "a", "a and b", "a, b and c".
 func staleList(names []string) string {
 	switch len(names) {
 	case 0:

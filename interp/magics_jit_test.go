@@ -70,34 +70,33 @@ func TestCellJitOverridesBothWays(t *testing.T) {
 // (they call the wrapper, whose variable is reassigned); functions
 // declared before f was first jitted still call the original, and %jit
 // says so.
+// TestRejitReachesCallers: after %jit f, every caller calls the jitted
+// f, those declared before the %jit too (late binding), and re-jitting
+// reaches them all.
 func TestRejitReachesCallers(t *testing.T) {
 	s, _ := newSession(t)
-	mustRun(t, s, jitSetup, "func before(x *emily.Tensor) *emily.Tensor { return f(x) }")
-	r := mustRun(t, s, "%jit f")
-	if !contains(r.stderr, "warning: %jit f: before calls the original f") || !contains(r.stderr, "declare it again") {
-		t.Errorf("%%jit f with an earlier caller: stderr %q", r.stderr)
+	mustRun(t, s, jitSetup, "func before(x *emily.Tensor) *emily.Tensor { return f(x) }",
+		"func twice(x *emily.Tensor) *emily.Tensor { return before(before(x)) }")
+	if r := mustRun(t, s, "%jit f"); r.stderr != "" {
+		t.Errorf("%%jit f with earlier callers: stderr %q", r.stderr)
 	}
-	mustRun(t, s, "func after(x *emily.Tensor) *emily.Tensor { return f(x) }", "after(x)")
+	mustRun(t, s, "before(x)")
 	fj, _ := s.Jitted("f")
 	if st := fj.Stats(); st.NativeCalls != 1 {
+		t.Fatalf("before(x), declared before %%jit f, did not call the jitted f: %+v", st)
+	}
+	mustRun(t, s, "twice(x)")
+	if st := fj.Stats(); st.NativeCalls != 3 {
+		t.Fatalf("twice(x) did not reach the jitted f through before: %+v", st)
+	}
+	mustRun(t, s, "func after(x *emily.Tensor) *emily.Tensor { return f(x) }", "after(x)")
+	if st := fj.Stats(); st.NativeCalls != 4 {
 		t.Fatalf("after(x) did not call the jitted f: %+v", st)
 	}
-	r = mustRun(t, s, "%jit native=false f")
-	mustRun(t, s, "after(x)")
+	mustRun(t, s, "%jit native=false f", "after(x)", "before(x)")
 	fj, _ = s.Jitted("f")
-	if st := fj.Stats(); st.EvalCalls != 1 || st.NativeCalls != 0 {
-		t.Fatalf("after re-jitting f native=false, after(x) did not reach the new f: %+v", st)
-	}
-	if !contains(r.stderr, "before calls the original f") || contains(r.stderr, "after") {
-		t.Errorf("re-jit warning %q, want before only", r.stderr)
-	}
-	// Declaring before again makes it call the jitted f: no more warning.
-	mustRun(t, s, "func before(x *emily.Tensor) *emily.Tensor { return f(x) }", "before(x)")
-	if st := fj.Stats(); st.EvalCalls != 2 {
-		t.Fatalf("redeclared before(x) does not call the jitted f: %+v", st)
-	}
-	if r := mustRun(t, s, "%jit fuse=true f"); r.stderr != "" {
-		t.Errorf("no stale callers left, yet: %q", r.stderr)
+	if st := fj.Stats(); st.EvalCalls != 2 || st.NativeCalls != 0 {
+		t.Fatalf("after re-jitting f native=false, its callers did not reach the new f: %+v", st)
 	}
 }
 
@@ -207,5 +206,49 @@ func TestCellJitAnyOption(t *testing.T) {
 	}
 	if r := mustRun(t, s, "h(x)"); contains(r.stdout, "debug h:") {
 		t.Errorf("debug output after the cell:\n%s", r.stdout)
+	}
+}
+
+// TestJitMessagesNameTheMagicTyped: an error of %jit says %jit, one of
+// %%jit says %%jit (a %jit error said %%jit).
+func TestJitMessagesNameTheMagicTyped(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "func f(x *emily.Tensor) *emily.Tensor { return x }")
+	for cell, want := range map[string]string{
+		"%jit native=maybe f":   "%jit: option native=maybe: not a bool",
+		"%jit fallback=x f":     "%jit: option fallback:",
+		"%jit device=tpu f":     "%jit: option device:",
+		"%%jit native=maybe\n1": "%%jit: option native=maybe: not a bool",
+		"%%jit device=tpu\n1":   "%%jit: option device:",
+	} {
+		r := run(t, s, cell)
+		if r.err == nil || !strings.HasPrefix(r.err.Error(), want) {
+			t.Errorf("%q: %v, want %q…", cell, r.err, want)
+		}
+	}
+}
+
+// TestJitWarnsAboutIgnoredOptions: fuse and fallback do nothing with
+// native=false, typed or the session's default; saying nothing let a
+// user believe fuse was on.
+func TestJitWarnsAboutIgnoredOptions(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "func f(x *emily.Tensor) *emily.Tensor { return x }")
+	for cell, want := range map[string]string{
+		"%jit native=false fuse=true f":      "warning: %jit: fuse=true is ignored: native=false",
+		"%jit native=false fallback=raise f": "warning: %jit: fallback=raise is ignored: native=false",
+		"%%jit native=false fuse=true\n1":    "warning: %%jit: fuse=true is ignored: native=false",
+	} {
+		if r := mustRun(t, s, cell); !strings.Contains(r.stderr, want) {
+			t.Errorf("%q: stderr %q, want %q", cell, r.stderr, want)
+		}
+	}
+	if r := mustRun(t, s, "%jit native=true fuse=true f"); r.stderr != "" {
+		t.Errorf("native fuse warns: %q", r.stderr)
+	}
+	mustRun(t, s, "%config native=false")
+	defer mustRun(t, s, "%config native=true")
+	if r := mustRun(t, s, "%jit fuse=true f"); !strings.Contains(r.stderr, "the session's default is native=false") {
+		t.Errorf("fuse under the session's native=false: stderr %q", r.stderr)
 	}
 }

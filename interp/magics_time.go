@@ -3,7 +3,6 @@ package interp
 import (
 	"context"
 	"fmt"
-	"go/parser"
 	"math"
 	"strconv"
 	"strings"
@@ -20,8 +19,9 @@ import (
 //	%timeit STMT   runs STMT in loops: mean ± std. dev. of the runs
 //	%%timeit       the same for the rest of the cell
 //
-// A tensor that the timed code returns is evaluated inside the timing
-// (MLX is lazy: otherwise only building the graph would be timed).
+// Every tensor the timed code produces (its value, and what it assigns)
+// is evaluated inside the timing: MLX is lazy, and otherwise only
+// building the graph would be timed (magics_timed.go).
 
 // isTimingMagic reports whether m times code: it then takes the code of
 // its line (or the rest of the cell, for %%time and %%timeit).
@@ -47,11 +47,14 @@ func (s *Session) timingMagic(ctx context.Context, m magicLine, code, rest strin
 			return Result{}, strings.HasPrefix(m.name, "%"), err
 		}
 	}
+	tc := timedCode{src: stmt, line: m.line, col: strings.LastIndex(line, stmt) + 1}
 	if cell := strings.HasPrefix(m.name, "%"); cell {
 		if stmt != "" {
 			return Result{}, true, magicError("%%%s takes the rest of the cell, not %q on its line; write the code below it", m.name, stmt)
 		}
+		// The rest keeps the cell's lines (its magic lines blanked).
 		stmt, cellDone = strings.TrimSpace(rest), true
+		tc = timedCode{src: strings.TrimRight(rest, " \t\n"), line: 1, col: 1}
 	}
 	if stmt == "" {
 		return Result{}, cellDone, magicError("%%%s: nothing to time; e.g. %%%s emily.Matmul(a, b)", m.name, name)
@@ -60,18 +63,26 @@ func (s *Session) timingMagic(ctx context.Context, m magicLine, code, rest strin
 		res, err = s.timeOnce(ctx, stmt)
 		return res, cellDone, err
 	}
-	return Result{}, cellDone, s.timeit(ctx, stmt, opts)
+	return Result{}, cellDone, s.timeit(ctx, tc, code, opts)
 }
 
-// timeOnce runs code as a cell and prints how long it took.
+// timeOnce runs code as a cell and prints how long it took, with the
+// tensors it produced (its value, the variables it assigns) evaluated.
 func (s *Session) timeOnce(ctx context.Context, code string) (Result, error) {
+	_, _, assigned := timedParts(code)
 	u0, s0 := cpuTimes()
 	start := time.Now()
 	res, err := s.runCode(ctx, code, splitUnits(code))
 	if err == nil {
-		if t, ok := res.Value.(*emily.Tensor); ok && !t.IsSymbolic() {
-			err = emily.Try(func() { t.Eval() })
+		produced := []any{res.Value}
+		if len(assigned) > 0 {
+			if v, e := s.evalInternal("[]any{" + strings.Join(assigned, ", ") + "}"); e == nil {
+				if vs, ok := valueInterface(v).([]any); ok {
+					produced = append(produced, vs...)
+				}
+			}
 		}
+		err = emily.Try(func() { evalProduced(produced) })
 	}
 	wall := time.Since(start)
 	u1, s1 := cpuTimes()
@@ -120,8 +131,8 @@ func (o *timeitOpts) parse(stmt string) (string, error) {
 // timeit compiles stmt once into a function, picks a loop count as
 // IPython does (1, 2, 5, 10, 20, 50, … until a run takes 0.2 s), and
 // prints the mean ± std. dev. of the per-loop time over the runs.
-func (s *Session) timeit(ctx context.Context, stmt string, o timeitOpts) error {
-	fn, err := s.timedFunc(ctx, stmt)
+func (s *Session) timeit(ctx context.Context, tc timedCode, cell string, o timeitOpts) error {
+	fn, err := s.timedFunc(ctx, tc, cell)
 	if err != nil {
 		return err
 	}
@@ -176,32 +187,6 @@ func (s *Session) timeit(ctx context.Context, stmt string, o timeitOpts) error {
 	fmt.Fprintf(s.stdout, "%s ± %s per loop (mean ± std. dev. of %d run%s, %d loop%s each)\n",
 		formatTime(mean), formatTime(std), o.runs, plural(o.runs), loops, plural(loops))
 	return nil
-}
-
-// timedFunc compiles stmt into a function of the session: an expression
-// becomes func() any { return expr } (a tensor result is evaluated), else
-// func() { stmt }. Compiling it as a cell applies the session's rewrites
-// (interrupt checks in loops).
-func (s *Session) timedFunc(ctx context.Context, stmt string) (func(), error) {
-	wrap := "func() {\n" + stmt + "\n}"
-	if _, err := parser.ParseExpr(stmt); err == nil {
-		wrap = "func() any { return (" + stmt + ") }"
-	}
-	res, err := s.runCode(ctx, wrap, splitUnits(wrap))
-	if err != nil {
-		return nil, err
-	}
-	switch f := res.Value.(type) {
-	case func():
-		return f, nil
-	case func() any:
-		return func() {
-			if t, ok := f().(*emily.Tensor); ok {
-				t.Eval()
-			}
-		}, nil
-	}
-	return nil, magicError("%%timeit: cannot time %q (it compiled to %T)", stmt, res.Value)
 }
 
 func meanStd(xs []float64) (mean, std float64) {

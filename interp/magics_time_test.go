@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/emily-go/emily"
 )
 
 func TestFormatTime(t *testing.T) {
@@ -106,5 +108,77 @@ func TestWhoWhosMemory(t *testing.T) {
 	r = run(t, s, "%memory")
 	if r.err != nil || !regexp.MustCompile(`^MLX memory: active [0-9.]+ (B|KiB|MiB|GiB), peak [0-9.]+ (B|KiB|MiB|GiB), cache [0-9.]+ (B|KiB|MiB|GiB)\n$`).MatchString(r.stdout) {
 		t.Fatalf("%%memory: %q %v", r.stdout, r.err)
+	}
+}
+
+// TestTimeitEvaluatesWhatTheCodeProduces: every timing magic evaluates
+// the tensors the timed code produces, its value and what it assigns,
+// inside the timing: a 256² matmul takes milliseconds, building its graph
+// microseconds (a multi-line %%timeit timed 3.3 µs for a 24.6 ms product).
+func TestTimeitEvaluatesWhatTheCodeProduces(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "c := emily.Ones(256, 256)", "var y *emily.Tensor", "type box struct{ t *emily.Tensor }", "b := &box{}")
+	perLoop := func(cell string) float64 {
+		t.Helper()
+		r := run(t, s, cell)
+		if r.err != nil {
+			t.Fatalf("%q: %v", cell, r.err)
+		}
+		m := timeitLine.FindStringSubmatch(r.stdout)
+		if m == nil {
+			t.Fatalf("%q printed %q", cell, r.stdout)
+		}
+		return seconds(t, m[1], m[2])
+	}
+	// The same product built 20 times without evaluation: graph building.
+	graph := perLoop("%%timeit -n 3 -r 3\nfor i := 0; i < 20; i++ { _ = emily.Matmul(c, c) }") / 20
+	for _, cell := range []string{
+		"%timeit -n 3 -r 3 emily.Matmul(c, c)",
+		"%%timeit -n 3 -r 3\nd := emily.Matmul(c, c)\nd.Sum()",
+		"%%timeit -n 3 -r 3\ny = emily.Matmul(c, c)",
+		"%%timeit -n 3 -r 3\nd := emily.Matmul(c, c)",
+		"%%timeit -n 3 -r 3\nts := []*emily.Tensor{nil, emily.Matmul(c, c)}",
+		"%%timeit -n 3 -r 3\nfor i := 0; i < 1; i++ {\n\tb.t = emily.Matmul(c, c)\n}",
+		"%timeit -n 3 -r 3 y = emily.Matmul(c, c)",
+	} {
+		if got := perLoop(cell); got < 20*graph {
+			t.Errorf("%q: %s per loop, building the graph takes %s: the product was not evaluated", cell, formatTime(got), formatTime(graph))
+		}
+	}
+	// %time too, for what the cell assigns: the 4 MB result exists once
+	// it is evaluated (MLX allocates at evaluation).
+	mustRun(t, s, "big := emily.Ones(1024, 1024)\nbig.Eval()")
+	before := emily.Memory().Active
+	r := mustRun(t, s, "%time z := emily.Add(big, emily.Scalar(1))")
+	if !strings.Contains(r.stdout, "Wall time") {
+		t.Fatalf("%%time printed %q", r.stdout)
+	}
+	if grew := emily.Memory().Active - before; grew < 4<<20 {
+		t.Errorf("%%time z := …: MLX's active memory grew by %d bytes, want the 4 MB of an evaluated z", grew)
+	}
+}
+
+// TestTimeitErrorsShowTheUsersCode: a failing %timeit points at the
+// user's code in the cell, never at the generated func() wrapper.
+func TestTimeitErrorsShowTheUsersCode(t *testing.T) {
+	s, _ := newSession(t)
+	for cell, want := range map[string]string{
+		"%timeit undefinedThing + 1":            "1:9: undefined: undefinedThing",
+		"%timeit -n 2 1 + undefinedThing":       "1:18: undefined: undefinedThing",
+		"%%timeit\nx := 1\ny := x + undefinedB": "3:10: undefined: undefinedB",
+	} {
+		r := run(t, s, cell)
+		if r.err == nil {
+			t.Fatalf("%q: no error", cell)
+		}
+		e := r.err.(*Error)
+		tb := strings.Join(e.Traceback(), "\n")
+		if !strings.Contains(e.Msg, want) || strings.Contains(tb, "func()") || strings.Contains(tb, "[]any") {
+			t.Errorf("%q: %s\nwant %q and no wrapper", cell, tb, want)
+		}
+		line := strings.Split(cell, "\n")[len(strings.Split(cell, "\n"))-1]
+		if len(e.Source) != 2 || !strings.Contains(e.Source[0], line) {
+			t.Errorf("%q: source %q, want the line %q", cell, e.Source, line)
+		}
 	}
 }

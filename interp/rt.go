@@ -1,13 +1,17 @@
 package interp
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/internal/goid"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -33,21 +37,33 @@ type runtimeSyms struct {
 	// compiled function costs ~130 ns per iteration.
 	stop chan struct{}
 
+	// stopped is closed by an interrupt, and replaced once it has been
+	// cleared: blocking calls of the cell (time.Sleep) select on it.
+	stopMu  sync.Mutex
+	stopped chan struct{}
+
 	mu     sync.Mutex
 	shown  []any // values passed to Show by the final expression of a cell
 	isShow bool
 	jits   map[string]any // jitted funcs, read by the wrappers %jit declares
 
-	goPanic func(v any) // reports a panic that ended an interpreted goroutine
+	goPanic func(v any, where int) // reports a panic that ended an interpreted goroutine or a callback
 
 	// goLive counts interpreted goroutines still running (GoStart at the
 	// top of each, GoPanic in its deferred recover): release.go does not
 	// scan yaegi's global frame while one may write to it.
 	goLive atomic.Int64
+
+	// cellGID is the goroutine last found running a cell (sleep).
+	cellGID atomic.Uint64
+
+	// goStart and goEnd mark an interpreted goroutine's id as supervised
+	// (guard.go) while it runs.
+	goStart, goEnd func(id uint64)
 }
 
-func newRuntimeSyms(goPanic func(any)) *runtimeSyms {
-	return &runtimeSyms{stop: make(chan struct{}, 1), jits: map[string]any{}, goPanic: goPanic}
+func newRuntimeSyms(goPanic func(any, int)) *runtimeSyms {
+	return &runtimeSyms{stop: make(chan struct{}, 1), stopped: make(chan struct{}), jits: map[string]any{}, goPanic: goPanic}
 }
 
 // interrupt asks running interpreted loops, and emily.While loops (which
@@ -58,6 +74,20 @@ func (r *runtimeSyms) interrupt() {
 	case r.stop <- struct{}{}:
 	default:
 	}
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	select {
+	case <-r.stopped:
+	default:
+		close(r.stopped)
+	}
+}
+
+// stoppedChan returns the channel the next interrupt closes.
+func (r *runtimeSyms) stoppedChan() chan struct{} {
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	return r.stopped
 }
 
 // clearInterrupt withdraws a pending interrupt before the next evaluation.
@@ -65,6 +95,64 @@ func (r *runtimeSyms) clearInterrupt() {
 	select {
 	case <-r.stop:
 	default:
+	}
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	select {
+	case <-r.stopped:
+		r.stopped = make(chan struct{})
+	default:
+	}
+}
+
+// sleep is time.Sleep for interpreted code: on the goroutine that runs
+// the cell it returns at an interrupt, by the same panic as a loop's
+// check (so the cell stops at this line, and the session needs no
+// abandoned goroutine); elsewhere (a goroutine the cell started, a
+// callback) it sleeps as Go's does, since an interrupt stops the cell,
+// not the session's background work.
+func (r *runtimeSyms) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	stopped := r.stoppedChan()
+	if !r.onCellGoroutine() {
+		time.Sleep(d)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-stopped:
+		panic(interrupted{})
+	}
+}
+
+// onCellGoroutine reports whether the caller runs a cell's program: the
+// goroutine yaegi's ExecuteWithContext starts for it (~µs to find out from
+// the traceback, then one atomic load while the same goroutine asks).
+func (r *runtimeSyms) onCellGoroutine() bool {
+	id := goid.ID()
+	if r.cellGID.Load() == id {
+		return true
+	}
+	if !bytes.Contains(ownStack(), []byte("\ncreated by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext")) {
+		return false
+	}
+	r.cellGID.Store(id)
+	return true
+}
+
+// ownStack returns the calling goroutine's traceback.
+func ownStack() []byte {
+	buf := make([]byte, 8<<10)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
 	}
 }
 
@@ -97,10 +185,18 @@ func (r *runtimeSyms) exports() interp.Exports {
 			"Stop":        reflect.ValueOf(r.stop),
 			"Interrupted": reflect.ValueOf(func() { panic(interrupted{}) }),
 			"Show":        show,
-			"GoStart":     reflect.ValueOf(func() { r.goLive.Add(1) }),
+			"GoStart": reflect.ValueOf(func() {
+				r.goLive.Add(1)
+				if r.goStart != nil {
+					r.goStart(goid.ID())
+				}
+			}),
 			"GoPanic": reflect.ValueOf(func(v any) {
 				defer r.goLive.Add(-1)
-				r.reportGoPanic(v)
+				if r.goEnd != nil {
+					defer r.goEnd(goid.ID())
+				}
+				r.reportPanic(v, goroutinePanic)
 			}),
 			"JitFunc": reflect.ValueOf(func(name string) any {
 				r.mu.Lock()
@@ -112,10 +208,13 @@ func (r *runtimeSyms) exports() interp.Exports {
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{
 			show: displayTypes,
 		})},
+		"time/time": {"Sleep": reflect.ValueOf(r.sleep)},
 	}
 }
 
-func (r *runtimeSyms) reportGoPanic(v any) {
+// reportPanic reports v, recovered where says, unless it is no panic
+// (a goroutine that returned) or an interrupt's.
+func (r *runtimeSyms) reportPanic(v any, where int) {
 	// yaegi's recover hands interpreted code a reflect.Value.
 	if rv, ok := v.(reflect.Value); ok {
 		if !rv.IsValid() {
@@ -129,7 +228,7 @@ func (r *runtimeSyms) reportGoPanic(v any) {
 	case interrupted:
 		return // stopped by an interrupt: not worth a report
 	}
-	r.goPanic(v)
+	r.goPanic(v, where)
 }
 
 // checkStmt is inserted at the top of every loop body so that an interrupt

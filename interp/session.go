@@ -80,8 +80,13 @@ type Session struct {
 	importable []string // import paths of the built-in packages
 
 	executing   atomic.Bool
-	releasedAt  uint64 // MLX active memory after the last release (release.go)
-	keepDead    bool   // no release of dead values: the release property test's control
+	goroutines  goroutineSet  // supervised goroutines (guard.go)
+	yaegiGID    atomic.Uint64 // the goroutine yaegi last ran a chunk on
+	stopWatch   atomic.Pointer[stopWatch]
+	reportMu    sync.Mutex // orders reports with the start and end of cells
+	reports     []string   // panics reported between cells, for the next one
+	releasedAt  uint64     // MLX active memory after the last release (release.go)
+	keepDead    bool       // no release of dead values: the release property test's control
 	unsubscribe func()
 
 	jitMu   sync.Mutex
@@ -94,7 +99,7 @@ type Session struct {
 }
 
 // New starts a session with the standard library and emily, and with fmt,
-// math and emily imported.
+// math, emily, display and plot imported.
 func New(opts Options) (*Session, error) {
 	s := &Session{
 		stdout: newSwitchWriter(orWriter(opts.Stdout, os.Stdout)),
@@ -112,6 +117,7 @@ func New(opts Options) (*Session, error) {
 		s.stdin.def = os.Stdin
 	}
 	s.rt = newRuntimeSyms(s.reportGoPanic)
+	s.rt.goStart, s.rt.goEnd = s.goroutines.enter, s.goroutines.leave
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()
@@ -130,7 +136,9 @@ func New(opts Options) (*Session, error) {
 		Args:         opts.Args,
 		// A session's main is an ordinary function: yaegi would run it
 		// after every later cell (script mode calls it once at the end).
-		NoAutoMain: true,
+		NoAutoMain:    true,
+		CallbackGuard: s.callbackGuard,
+		OnStop:        s.onStop,
 	})
 	// yaegi binds os.Stdout/os.Stderr to the session's writers only when
 	// they are *os.File; bind them as io.Writer so that
@@ -149,15 +157,20 @@ func New(opts Options) (*Session, error) {
 			return nil, fmt.Errorf("interp: loading symbols: %w", err)
 		}
 	}
+	// display and plot are at hand like IPython's display: a fresh
+	// session's display.HTML(…) said "undefined: display".
 	if _, err := s.evalInternal(`import (
 	"fmt"
 	"math"
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/display"
+	"github.com/emily-go/emily/plot"
 	` + rtName + ` "` + rtPath + `"
 )`); err != nil {
 		return nil, fmt.Errorf("interp: importing the default packages: %w", err)
 	}
-	s.comp.imports = map[string]string{"fmt": "fmt", "math": "math", "emily": "github.com/emily-go/emily"}
+	s.comp.imports = map[string]string{"fmt": "fmt", "math": "math", "emily": "github.com/emily-go/emily",
+		"display": "github.com/emily-go/emily/display", "plot": "github.com/emily-go/emily/plot"}
 	s.refreshCompletion()
 	s.unsubscribe = compiler.Subscribe(s.onEvent)
 	return s, nil
@@ -192,6 +205,9 @@ type Result struct {
 	// value to show (it may be nil, shown as "<nil>"). Declarations,
 	// assignments, calls without results and fmt.Print* calls show nothing.
 	Shown bool
+	// MIME is Value rendered for a notebook (display.Render): text/plain,
+	// and text/html, image/png… where the value has them.
+	MIME map[string]any
 }
 
 // Execute runs a cell: its %magic lines first (except a %jit of a function
@@ -228,11 +244,12 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 	s.filesMu.Unlock()
 	s.stdout.set(stdout)
 	s.stderr.set(stderr)
-	s.executing.Store(true)
+	s.startReports()
 	s.stdin.setCell(ctx)
 	s.frames.take() // frames of panics that user code recovered from
+	defer s.supervise()()
 	defer func() {
-		s.executing.Store(false)
+		s.stopReports()
 		s.stdin.setCell(nil)
 		s.stdout.set(nil)
 		s.stderr.set(nil)
@@ -305,14 +322,4 @@ func (s *Session) onEvent(e compiler.Event) {
 	if e.Kind == compiler.EventFallback && s.executing.Load() {
 		fmt.Fprintf(s.stderr, "warning: %s: the IR cannot express this function, so it runs in the evaluator lane (fallback=eval): %v\n", e.Function, e.Err)
 	}
-}
-
-// reportGoPanic prints the panic that ended an interpreted goroutine.
-func (s *Session) reportGoPanic(v any) {
-	msg := "panic in goroutine: " + panicText(v)
-	for _, f := range s.frames.take() {
-		pos, _ := s.positions(f.pos)
-		msg += "\n  at " + pos + " in " + funcLabel(f.fn)
-	}
-	fmt.Fprintln(s.stderr, msg+"\n(the goroutine ended; the session goes on)")
 }

@@ -221,21 +221,39 @@ func TestRedefinition(t *testing.T) {
 }
 
 func TestGoroutinePanic(t *testing.T) {
-	s, bg := newSession(t)
-	// The goroutine may report after its cell ended: then the message goes
-	// to the session's default stderr.
-	stderr := func(r cellRun) string { return r.stderr + bg.String() }
+	s, _ := newSession(t)
+	// The goroutine may report after its cell ended: the message then
+	// comes with the next cell's output.
 	r := mustRun(t, s, "done := make(chan bool)\ngo func() {\n\tdefer close(done)\n\tpanic(\"boom\")\n}()\n<-done")
-	waitFor(t, func() bool { return contains(stderr(r), "panic in goroutine: boom") }, stderr)
+	reported(t, s, r, "panic in goroutine: boom")
 
 	r = mustRun(t, s, "func crash(n int) { var m map[int]int; m[n] = 1 }\ngo crash(3)")
-	waitFor(t, func() bool { return contains(stderr(r), "assignment to entry in nil map") }, stderr)
-	if !contains(stderr(r), "in crash") {
-		t.Errorf("goroutine report lacks the frame: %q", stderr(r))
+	if got := reported(t, s, r, "assignment to entry in nil map"); !contains(got, "in crash") {
+		t.Errorf("goroutine report lacks the frame: %q", got)
 	}
 	if r := mustRun(t, s, "1 + 1"); r.res.Text != "2" {
 		t.Errorf("session after goroutine panics: %q", r.res.Text)
 	}
+}
+
+// reported waits until want is in r's stderr or kept for the next cell,
+// and returns the stderr that has it (r's or the next cell's).
+func reported(t *testing.T, s *Session, r cellRun, want string) string {
+	t.Helper()
+	kept := func() bool {
+		s.reportMu.Lock()
+		defer s.reportMu.Unlock()
+		return contains(strings.Join(s.reports, "\n"), want)
+	}
+	waitFor(t, func() bool { return contains(r.stderr, want) || kept() }, func(cellRun) string { return r.stderr })
+	if contains(r.stderr, want) {
+		return r.stderr
+	}
+	next := mustRun(t, s, "")
+	if !contains(next.stderr, want) {
+		t.Fatalf("the next cell's stderr lacks %q: %q", want, next.stderr)
+	}
+	return next.stderr
 }
 
 func waitFor(t *testing.T, ok func() bool, got func(cellRun) string) {

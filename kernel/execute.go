@@ -90,6 +90,10 @@ func (k *kernel) handleExecute(m *message) {
 			"evalue":          evalue,
 			"traceback":       traceback,
 		})
+		var restarted SessionRestarter
+		if errors.As(err, &restarted) && restarted.SessionRestarted() {
+			k.execCount = 0 // the next cell is In [1] of the fresh session
+		}
 		return
 	}
 	if bundle != nil && !req.Silent {

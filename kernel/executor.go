@@ -28,6 +28,14 @@ type ErrorDetail interface {
 	Traceback() []string
 }
 
+// SessionRestarter is implemented by errors that report a fresh session
+// (the old one died, or did not stop at an interrupt and was restarted):
+// the kernel then counts cells from 1 again, as Jupyter does after a
+// restart, so that the reset shows in the prompts.
+type SessionRestarter interface {
+	SessionRestarted() bool
+}
+
 // KindCompleter is a Completer that also tells each match's kind
 // ("function", "type", "variable", …): complete_reply then carries them in
 // metadata._jupyter_types_experimental, which JupyterLab shows as icons.

@@ -180,7 +180,16 @@ func (f *Figure) Save(path string) error {
 	return file.Close()
 }
 
+// emptyFigure is what a zero Figure (new(plot.Figure)) shows: it has no
+// plot to draw, and drawing it would panic.
+const emptyFigure = "plot.Figure (empty: make one with plot.Line, plot.XY, plot.Scatter, plot.Hist or plot.Heatmap)"
+
+func (f *Figure) empty() bool { return f.p == nil || f.w <= 0 || f.h <= 0 }
+
 func (f *Figure) object() *display.Object {
+	if f.empty() {
+		return display.Markdown(emptyFigure)
+	}
 	data, err := f.PNG()
 	if err != nil {
 		return display.HTML("<pre>" + err.Error() + "</pre>")
@@ -197,6 +206,9 @@ func (f *Figure) MIMEBundle() map[string]any { return f.object().MIMEBundle() }
 
 // String is what a terminal shows: the figure saved as a PNG file.
 func (f *Figure) String() string {
+	if f.empty() {
+		return emptyFigure
+	}
 	file, err := os.CreateTemp("", "emily-plot-*.png")
 	if err != nil {
 		return "plot: cannot save the figure: " + err.Error()

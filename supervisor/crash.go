@@ -60,7 +60,7 @@ func crashCause(tail string, exit error) string {
 				}
 			}
 			if prefix == "panic: " {
-				cause += " (a panic in a goroutine the session does not supervise, e.g. a time.AfterFunc callback)"
+				cause += " (a panic that no recover of the session reached: a bug of the session, please report it with the cell)"
 			}
 			return cause
 		}

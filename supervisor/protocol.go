@@ -3,16 +3,19 @@
 // dies.
 //
 // A Go program cannot recover from a fatal runtime error (stack overflow,
-// "concurrent map writes", an unlock of an unlocked mutex, out of memory),
-// a panic in a goroutine the runtime starts (time.AfterFunc), or a
-// SIGSEGV or abort inside MLX's C++: the process ends. So the session
+// "concurrent map writes", an unlock of an unlocked mutex, out of memory)
+// or a SIGSEGV or abort inside MLX's C++: the process ends. (A panic in a
+// goroutine that compiled code starts, a time.AfterFunc callback, is
+// recovered by the session itself: interp's guard.go.) So the session
 // lives in a worker process (`emily-repl session-worker`) and the front
 // end talks to it over two pipes. When the worker dies, the Supervisor
 // reports why (the fatal line of its stderr and its exit status) and which
 // cell was running, starts a fresh worker, and offers %replay, which
-// re-runs the cells that had succeeded. An interrupt that does not stop a
-// cell within EscalateAfter, or leaves it blocked in a compiled call,
-// restarts the worker the same way instead of wedging the session.
+// re-runs the cells that had succeeded. An interrupt stops a cell in the
+// worker without losing its session, even when the cell is blocked in a
+// compiled call (interp's interrupt.go); only a worker that does not
+// answer the interrupt within EscalateAfter is restarted, the last
+// resort, with an error that says so.
 package supervisor
 
 // The wire between Supervisor and worker: one JSON object per line, on
@@ -45,7 +48,6 @@ type event struct {
 	Text  string         `json:"text,omitempty"`
 	MIME  map[string]any `json:"mime,omitempty"`
 	Err   *wireError     `json:"err,omitempty"`
-	Stuck bool           `json:"stuck,omitempty"`
 
 	// display, clear_output: the display package's Sink and Clearer,
 	// forwarded to the front end's writer (display_data on Jupyter).

@@ -99,19 +99,25 @@ func (e *CrashError) Error() string {
 	var b strings.Builder
 	switch {
 	case e.Escalated:
-		fmt.Fprintf(&b, "the interrupted cell [%d] did not stop (%s), so its session process was restarted", e.CellNum, e.Cause)
+		fmt.Fprintf(&b, "the interrupted cell [%d] did not stop: %s, so its session process was restarted (the last resort)", e.CellNum, e.Cause)
 	case e.Idle:
 		fmt.Fprintf(&b, "the session process died after cell [%d] had finished: %s (%s)", e.CellNum, e.Cause, e.Exit)
 	default:
 		fmt.Fprintf(&b, "the session process died running cell [%d]: %s (%s)", e.CellNum, e.Cause, e.Exit)
 	}
 	fmt.Fprintf(&b, "\ncell [%d]:\n%s", e.CellNum, indent(e.Cell))
+	fmt.Fprintf(&b, "\n%s", restartBanner)
 	fmt.Fprintf(&b, "\na fresh session started in %.2f s; its variables are gone", e.Restart.Seconds())
 	if e.Replay > 0 {
 		fmt.Fprintf(&b, ": %%replay re-runs the %d cell(s) that had succeeded", e.Replay)
 	}
 	return b.String()
 }
+
+// restartBanner marks, in the error, where the old session ends: a reset
+// must be plain to see (the Jupyter kernel also starts its execution
+// count again, SessionRestarted).
+const restartBanner = "════════ SESSION RESTARTED: a fresh session, every variable, function and import is gone ════════"
 
 // ErrorName implements the kernel's ErrorDetail.
 func (e *CrashError) ErrorName() string {
@@ -121,8 +127,15 @@ func (e *CrashError) ErrorName() string {
 	return "SessionCrashed"
 }
 
-// Traceback implements the kernel's ErrorDetail.
-func (e *CrashError) Traceback() []string { return strings.Split(e.Error(), "\n") }
+// Traceback implements the kernel's ErrorDetail: "Name: message" first,
+// as the front ends colour it.
+func (e *CrashError) Traceback() []string {
+	return strings.Split(e.ErrorName()+": "+e.Error(), "\n")
+}
+
+// SessionRestarted reports that the session is a fresh one (the kernel's
+// SessionRestarter): the Jupyter kernel then counts cells from 1 again.
+func (e *CrashError) SessionRestarted() bool { return true }
 
 func indent(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
@@ -157,7 +170,7 @@ func (sv *Supervisor) ExecuteFrom(ctx context.Context, origin interp.Origin, cod
 	if w.isDead() {
 		// It died between cells (a time.AfterFunc that panicked, say):
 		// report that first; the user decides whether to %replay.
-		return Result{}, sv.restartAfter(w, false, false, sv.lastCell, sv.lastNum)
+		return Result{}, sv.restartAfter(w, false, sv.lastCell, sv.lastNum)
 	}
 	sv.cellNum++
 	sv.lastCell, sv.lastNum = code, sv.cellNum
@@ -173,18 +186,12 @@ func (sv *Supervisor) run(ctx context.Context, w *worker, c cellRecord, stdout, 
 	code := c.code
 	done, id, err := w.execute(c, stdout, stderr)
 	if err != nil {
-		return Result{}, sv.restartAfter(w, false, false, code, sv.cellNum)
+		return Result{}, sv.restartAfter(w, false, code, sv.cellNum)
 	}
 	finish := func(ev event) (Result, error) {
 		// What the cell wrote to fds 1 and 2 (C++) comes before its end.
 		w.fd.endCell(id, 2*time.Second)
 		if ev.Err != nil {
-			if ev.Stuck {
-				// The cell is blocked in a compiled call; the next one
-				// would wait for it forever.
-				w.kill()
-				return Result{}, sv.restartAfter(w, false, true, code, sv.cellNum)
-			}
 			return Result{}, &Error{*ev.Err}
 		}
 		return Result{Shown: ev.Shown, Text: ev.Text, MIME: ev.MIME}, nil
@@ -193,7 +200,7 @@ func (sv *Supervisor) run(ctx context.Context, w *worker, c cellRecord, stdout, 
 	case ev := <-done:
 		return finish(ev)
 	case <-w.dead:
-		return Result{}, sv.restartAfter(w, false, false, code, sv.cellNum)
+		return Result{}, sv.restartAfter(w, false, code, sv.cellNum)
 	case <-ctx.Done():
 	}
 	w.interrupt()
@@ -203,24 +210,22 @@ func (sv *Supervisor) run(ctx context.Context, w *worker, c cellRecord, stdout, 
 	case ev := <-done:
 		return finish(ev)
 	case <-w.dead:
-		return Result{}, sv.restartAfter(w, false, false, code, sv.cellNum)
+		return Result{}, sv.restartAfter(w, false, code, sv.cellNum)
 	case <-timer.C:
 		w.kill()
-		return Result{}, sv.restartAfter(w, true, false, code, sv.cellNum)
+		return Result{}, sv.restartAfter(w, true, code, sv.cellNum)
 	}
 }
 
 // restartAfter builds the report of w's death, starts a fresh worker and
 // moves the cells that had succeeded to the replay list.
-func (sv *Supervisor) restartAfter(w *worker, escalated, stuck bool, cell string, num int) error {
+func (sv *Supervisor) restartAfter(w *worker, escalated bool, cell string, num int) error {
 	cause, exit, tail := w.postMortem()
 	if escalated {
-		cause = fmt.Sprintf("still running %v after the interrupt", sv.opts.EscalateAfter)
-	} else if stuck {
-		cause = "blocked in a compiled call (a lock, a channel, a sleep) that an interrupt cannot reach"
+		cause = fmt.Sprintf("it did not answer the interrupt within %v", sv.opts.EscalateAfter)
 	}
 	e := &CrashError{Cause: cause, Exit: exit, Cell: cell, CellNum: num, Tail: tail,
-		Idle: !escalated && !stuck && cell == sv.lastCell && w.diedIdle(), Escalated: escalated || stuck}
+		Idle: !escalated && cell == sv.lastCell && w.diedIdle(), Escalated: escalated}
 	if len(sv.succeeded) > 0 {
 		sv.replayable = sv.succeeded
 	}
@@ -529,8 +534,12 @@ func (w *worker) readEvents(r io.Reader) {
 				n.SetNextInput(ev.Text)
 			}
 		case "page":
+			// A front end without a pager (the terminal REPL) prints the
+			// page's text, as the session does in-process (interp's page).
 			if p, ok := w.outs[ev.ID][0].(interface{ Page(map[string]any) }); ok {
 				p.Page(ev.MIME)
+			} else if text, ok := ev.MIME["text/plain"].(string); ok && w.outs[ev.ID][0] != nil {
+				io.WriteString(w.outs[ev.ID][0], text)
 			}
 		case "clear_output":
 			if o, ok := w.outsFor(ev.ID); ok {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -174,35 +176,123 @@ func TestSignalsAreContained(t *testing.T) {
 	}
 }
 
-func TestPanicInRuntimeGoroutineIsReportedAtTheNextCell(t *testing.T) {
+// TestPanicInCallbackKeepsTheSession: a panic in a time.AfterFunc
+// callback (a goroutine the runtime starts) is reported with the next
+// reply, and the worker and its variables live on (it used to end the
+// worker).
+func TestPanicInCallbackKeepsTheSession(t *testing.T) {
 	sv := newSupervisor(t, 5*time.Second)
 	mustOK(t, sv, `import "time"`)
+	mustOK(t, sv, "x := 41")
 	mustOK(t, sv, `time.AfterFunc(10*time.Millisecond, func() { panic("boom") })`)
 	time.Sleep(500 * time.Millisecond)
-	ce := mustCrash(t, sv, context.Background(), "1", "panic: boom")
-	if !ce.Idle || !strings.Contains(ce.Error(), "time.AfterFunc") {
-		t.Errorf("want an idle crash naming the AfterFunc cell: %v", ce)
+	c := mustOK(t, sv, "x + 1")
+	if c.res.Text != "42" || !strings.Contains(c.stderr, "panic in a callback") || !strings.Contains(c.stderr, "boom") {
+		t.Fatalf("after the callback's panic: value %q, stderr %q", c.res.Text, c.stderr)
 	}
 }
 
-func TestInterruptOfBlockedCellRestarts(t *testing.T) {
+// TestShowNilValuesInTheWorker: showing nil and zero tensors, alone or in
+// containers, is a value like any other (a nil tensor's HTML panicked in
+// the worker and ended it).
+func TestShowNilValuesInTheWorker(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	mustOK(t, sv, "var tz *emily.Tensor")
+	mustOK(t, sv, "kept := 3")
+	for expr, want := range map[string]string{
+		"tz": "Tensor <nil>", "[]*emily.Tensor{tz, nil}": "[Tensor <nil> Tensor <nil>]",
+		"map[string]*emily.Tensor{\"a\": tz}": "map[a:Tensor <nil>]",
+	} {
+		c := mustOK(t, sv, expr)
+		if c.res.Text != want || c.res.MIME["text/plain"] != want {
+			t.Errorf("%s: text %q, MIME %v; want %q", expr, c.res.Text, c.res.MIME, want)
+		}
+	}
+	if c := mustOK(t, sv, "new(emily.Tensor)"); !c.res.Shown {
+		t.Errorf("new(emily.Tensor) shows nothing: %+v", c)
+	}
+	if got := mustOK(t, sv, "kept").res.Text; got != "3" {
+		t.Errorf("kept = %q", got)
+	}
+}
+
+// TestInterruptOfBlockedCellKeepsTheSession: an interrupt stops a cell
+// blocked in a sleep, a lock or a wait, and the same worker goes on with
+// its variables (a stop button on time.Sleep used to restart it).
+func TestInterruptOfBlockedCellKeepsTheSession(t *testing.T) {
+	sv := newSupervisor(t, 3*time.Second)
+	mustOK(t, sv, "import (\n\t\"sync\"\n\t\"time\"\n)")
+	mustOK(t, sv, "kept := 41")
+	pid := sv.worker().cmd.Process.Pid
 	for _, code := range []string{
+		"time.Sleep(30 * time.Second)",
 		"var mu sync.Mutex\nmu.Lock()\nmu.Lock()",
-		"time.Sleep(time.Hour)",
 		"var wg sync.WaitGroup\nwg.Add(1)\nwg.Wait()",
 	} {
-		sv := newSupervisor(t, 3*time.Second)
-		mustOK(t, sv, "import (\n\t\"sync\"\n\t\"time\"\n)")
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(300*time.Millisecond, cancel)
 		start := time.Now()
-		ce := mustCrash(t, sv, ctx, code, "")
-		if !ce.Escalated {
-			t.Errorf("%q: want an escalated interrupt, got %v", code, ce)
+		c := run(t, sv, ctx, code)
+		var e *Error
+		if !errors.As(c.err, &e) || e.ErrorName() != "Interrupted" {
+			t.Fatalf("%q: got %v (%T), want Interrupted", code, c.err, c.err)
 		}
-		if d := time.Since(start); d > 6*time.Second {
-			t.Errorf("%q: interrupt to restart took %v", code, d)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%q: the interrupt took %v", code, d)
 		}
+		if got := mustOK(t, sv, "kept + 1").res.Text; got != "42" {
+			t.Errorf("after interrupting %q: kept + 1 = %q", code, got)
+		}
+		if sv.worker().cmd.Process.Pid != pid {
+			t.Fatalf("%q: the worker was restarted", code)
+		}
+	}
+}
+
+// TestInterruptEscalatesAsTheLastResort: a worker that does not answer
+// the interrupt within EscalateAfter (here: rendering a value whose
+// String method blocks, outside the cell's program) is restarted, and the
+// error says so, with the banner of a fresh session.
+func TestInterruptEscalatesAsTheLastResort(t *testing.T) {
+	sv := newSupervisor(t, 1*time.Second)
+	mustOK(t, sv, "type slow struct{}\nfunc (slow) String() string { select {} }")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	ce := mustCrash(t, sv, ctx, "slow{}", "did not answer the interrupt within 1s")
+	if !ce.Escalated || ce.ErrorName() != "InterruptEscalated" || !strings.HasPrefix(ce.Traceback()[0], "InterruptEscalated: ") ||
+		!strings.Contains(ce.Error(), "SESSION RESTARTED") || !ce.SessionRestarted() {
+		t.Errorf("escalation report: %v", ce)
+	}
+}
+
+// TestHelpPrintsWithoutAPager: %help reaches a front end whose output has
+// no Page method (the terminal REPL) as text; it printed nothing.
+func TestHelpPrintsWithoutAPager(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	c := mustOK(t, sv, "%help")
+	if !strings.Contains(c.stdout, "%jit") || !strings.Contains(c.stdout, "%timeit") {
+		t.Fatalf("%%help printed %q", c.stdout)
+	}
+}
+
+type pagerBuf struct {
+	syncBuf
+	pages []map[string]any
+}
+
+func (p *pagerBuf) Page(b map[string]any) { p.pages = append(p.pages, b) }
+
+// TestHelpPagesWithAPager: a front end with a pager (the kernel) gets the
+// page, not the text.
+func TestHelpPagesWithAPager(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	var out pagerBuf
+	var errOut syncBuf
+	if _, err := sv.Execute(context.Background(), "%help", &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.pages) != 1 || !strings.Contains(out.pages[0]["text/markdown"].(string), "%jit") || out.String() != "" {
+		t.Fatalf("pages %v, text %q", out.pages, out.String())
 	}
 }
 
@@ -224,5 +314,39 @@ func TestOutputAndValuesCrossThePipe(t *testing.T) {
 	}
 	if c := run(t, sv, context.Background(), "undefinedThing"); c.err == nil || (c.err.(*Error)).ErrorName() == "" {
 		t.Errorf("compile error = %v", c.err)
+	}
+}
+
+// TestTimeitOfALazyValueInTheWorker: %%timeit evaluates what the cell
+// produces: a 256² product takes far more than building its graph.
+func TestTimeitOfALazyValueInTheWorker(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	mustOK(t, sv, "c := emily.Ones(256, 256)")
+	c := mustOK(t, sv, "%%timeit -n 2 -r 2\nd := emily.Matmul(c, c)\nd.Sum()")
+	m := regexp.MustCompile(`^([0-9.]+) (s|ms|µs|ns) ±`).FindStringSubmatch(c.stdout)
+	if m == nil {
+		t.Fatalf("%%%%timeit printed %q", c.stdout)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	// Building the graph takes a few µs; the product, hundreds at least.
+	if sec := v / map[string]float64{"s": 1, "ms": 1e3, "µs": 1e6, "ns": 1e9}[m[2]]; sec < 100e-6 {
+		t.Errorf("%%%%timeit of a 256² product: %s %s per loop: it timed the graph, not the product", m[1], m[2])
+	}
+}
+
+// TestLateBindingAfterJitInTheWorker: after %jit step, a train declared
+// before it calls the jitted step (it had to be declared again).
+func TestLateBindingAfterJitInTheWorker(t *testing.T) {
+	sv := newSupervisor(t, 5*time.Second)
+	mustOK(t, sv, "func step(x *emily.Tensor) *emily.Tensor { return emily.Mul(x, emily.Scalar(2)) }")
+	mustOK(t, sv, "func train(x *emily.Tensor, n int) *emily.Tensor {\n\tfor i := 0; i < n; i++ {\n\t\tx = step(x)\n\t}\n\treturn x\n}")
+	mustOK(t, sv, "%jit step")
+	c := mustOK(t, sv, "train(emily.Ones(2), 3)")
+	if !strings.Contains(c.res.Text, "[8. 8.]") {
+		t.Fatalf("train after %%jit step: %q", c.res.Text)
+	}
+	c = mustOK(t, sv, "%jit --stats")
+	if !strings.Contains(c.stdout, "step") || !strings.Contains(c.stdout, "native 3") {
+		t.Errorf("train did not call the jitted step:\n%s", c.stdout)
 	}
 }

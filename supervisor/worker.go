@@ -14,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/emily-go/emily/display"
 	"github.com/emily-go/emily/interp"
 )
 
@@ -124,15 +123,12 @@ func execute(ctx context.Context, s *interp.Session, r request, enc *encoder, la
 		if errors.As(err, &d) {
 			w.Name, w.Traceback = d.ErrorName(), d.Traceback()
 		}
-		ev.Err, ev.Stuck = w, s.Stuck()
+		ev.Err = w
 		return ev
 	}
 	if res.Shown {
 		ev.Shown, ev.Text = true, res.Text
-		ev.MIME = display.MIME(res.Value)
-		if _, several := res.Value.([]any); several {
-			ev.MIME["text/plain"] = res.Text // the session's rendering of several results
-		}
+		ev.MIME = res.MIME
 	}
 	return ev
 }

@@ -47,38 +47,61 @@ def test_stack_overflow_is_reported_and_replayed():
         km.shutdown_kernel(now=True)
 
 
-def test_panic_in_runtime_goroutine_is_contained():
+def test_panic_in_a_callback_keeps_the_session():
+    """A time.AfterFunc callback that panics is reported with the next
+    reply; the session and its variables are kept (issue 17)."""
     km, kc = start()
     try:
         run(kc, 'import "time"')
+        run(kc, "x := 41")
         assert run(kc, 'time.AfterFunc(10*time.Millisecond, func() { panic("x") })')[0]["status"] == "ok"
         time.sleep(0.5)
-        content, _ = run(kc, "1 + 1")
-        assert content["status"] == "error" and content["ename"] == "SessionCrashed"
-        assert "panic: x" in content["evalue"] and "AfterFunc" in content["evalue"]
-        assert km.is_alive()
-        content, msgs = run(kc, "1 + 1")
-        assert result_text(msgs) == ["2"]
+        content, msgs = run(kc, "x + 1")
+        assert content["status"] == "ok", content
+        assert result_text(msgs) == ["42"]
+        stderr = "".join(m["content"]["text"] for m in msgs if m["msg_type"] == "stream" and m["content"]["name"] == "stderr")
+        assert "panic in a callback" in stderr and "x" in stderr, stderr
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
 
 
-def test_interrupt_of_a_blocked_cell_does_not_wedge():
+def test_nil_tensor_shows_and_the_session_goes_on():
     km, kc = start()
     try:
-        run(kc, 'import "sync"')
-        msg_id = kc.execute("var mu sync.Mutex\nmu.Lock()\nmu.Lock()")
-        time.sleep(1.0)
-        km.interrupt_kernel()
-        reply = kc.get_shell_msg(timeout=TIMEOUT)
-        while reply["parent_header"].get("msg_id") != msg_id:
+        run(kc, "var tz *emily.Tensor")
+        run(kc, "kept := 3")
+        content, msgs = run(kc, "tz")
+        assert content["status"] == "ok", content
+        assert result_text(msgs) == ["Tensor <nil>"]
+        content, msgs = run(kc, "[]*emily.Tensor{tz, nil}")
+        assert result_text(msgs) == ["[Tensor <nil> Tensor <nil>]"]
+        assert result_text(run(kc, "kept")[1]) == ["3"]
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_interrupt_of_a_blocked_cell_keeps_the_session():
+    """The stop button on time.Sleep or a lock stops the cell; the session
+    and its variables are kept (it used to restart, issue 17)."""
+    km, kc = start()
+    try:
+        run(kc, 'import (\n\t"sync"\n\t"time"\n)')
+        run(kc, "kept := 41")
+        for code in ["time.Sleep(30 * time.Second)", "var mu sync.Mutex\nmu.Lock()\nmu.Lock()"]:
+            msg_id = kc.execute(code)
+            time.sleep(1.0)
+            started = time.monotonic()
+            km.interrupt_kernel()
             reply = kc.get_shell_msg(timeout=TIMEOUT)
-        assert reply["content"]["status"] == "error"
-        assert reply["content"]["ename"] == "InterruptEscalated", reply["content"]
-        # Before: "Interrupted", then every later cell hung.
-        content, msgs = run(kc, "1 + 1")
-        assert result_text(msgs) == ["2"]
+            while reply["parent_header"].get("msg_id") != msg_id:
+                reply = kc.get_shell_msg(timeout=TIMEOUT)
+            assert reply["content"]["status"] == "error"
+            assert reply["content"]["ename"] == "Interrupted", reply["content"]
+            assert time.monotonic() - started < 3
+            content, msgs = run(kc, "kept + 1")
+            assert result_text(msgs) == ["42"], (code, content)
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)

@@ -7,9 +7,10 @@ import (
 )
 
 // TestREPLSurvivesFatalErrors drives the REPL through a pty into a stack
-// overflow and a blocked cell that Ctrl-C cannot stop: the REPL (the
-// front end) reports each, keeps its prompt, and %replay brings back the
-// variables of the cells that had succeeded.
+// overflow and a blocked cell: the REPL (the front end) reports the
+// overflow, keeps its prompt, and %replay brings back the variables of
+// the cells that had succeeded; Ctrl-C stops the blocked cell and the
+// variables stay.
 func TestREPLSurvivesFatalErrors(t *testing.T) {
 	term := startTerminal(t)
 	term.expect("emily> ")
@@ -33,8 +34,31 @@ func TestREPLSurvivesFatalErrors(t *testing.T) {
 	term.typeLine("var mu sync.Mutex; mu.Lock(); mu.Lock()")
 	time.Sleep(500 * time.Millisecond)
 	io.WriteString(term.pty, "\x03") // Ctrl-C
-	term.expect("did not stop")
+	term.expect("interrupted while the cell was blocked")
 	term.expect("emily> ")
-	term.typeLine(`fmt.Println("alive")`)
-	term.expect("alive")
+	term.typeLine(`fmt.Println("alive", x)`)
+	term.expect("alive 40")
+}
+
+// TestREPLHelpAndSleepInterrupt: in the supervised REPL %help prints its
+// page (it printed nothing: the page reached only front ends with a
+// pager), and Ctrl-C on time.Sleep stops it at its line with the
+// variables kept (it used to restart the session).
+func TestREPLHelpAndSleepInterrupt(t *testing.T) {
+	term := startTerminal(t)
+	term.expect("emily> ")
+	term.typeLine("%help")
+	term.expect("%timeit")
+	term.expect("emily> ")
+	term.typeLine("kept := 41")
+	term.expect("emily> ")
+	term.typeLine(`import "time"`)
+	term.expect("emily> ")
+	term.typeLine("time.Sleep(30 * time.Second)")
+	time.Sleep(500 * time.Millisecond)
+	io.WriteString(term.pty, "\x03") // Ctrl-C
+	term.expect("interrupted at")
+	term.expect("emily> ")
+	term.typeLine("kept + 1")
+	term.expect("42")
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/emily-go/emily/display"
 	"github.com/emily-go/emily/interp"
 	"github.com/emily-go/emily/supervisor"
 )
@@ -59,11 +58,7 @@ func (p inProcess) ExecuteFrom(ctx context.Context, origin interp.Origin, code s
 	if err != nil || !res.Shown {
 		return supervisor.Result{}, err
 	}
-	mime := display.MIME(res.Value)
-	if _, several := res.Value.([]any); several {
-		mime["text/plain"] = res.Text // the session's rendering of several results
-	}
-	return supervisor.Result{Shown: true, Text: res.Text, MIME: mime}, nil
+	return supervisor.Result{Shown: true, Text: res.Text, MIME: res.MIME}, nil
 }
 
 func (p inProcess) Complete(code string, cursor int) ([]string, int, int) {

@@ -188,6 +188,11 @@ type opt struct {
 	specialStdio bool              // allows os.Stdin, os.Stdout, os.Stderr to not be file descriptors
 	unrestricted bool              // allow use of non-sandboxed symbols
 	noAutoMain   bool              // do not run main after compiling (emily patch 3)
+
+	// runs interpreted functions called from compiled code (emily patch 102)
+	callbackGuard func(run func())
+	// told where a blocking channel operation was stopped (emily patch 103)
+	onStop func(pos string)
 }
 
 // Interpreter contains global resources and state.
@@ -333,6 +338,20 @@ type Options struct {
 	// program calls it. (emily patch 3: a REPL that defines main would run
 	// it again after every later input.)
 	NoAutoMain bool
+
+	// CallbackGuard, when set, runs the body of every interpreted function
+	// that compiled code calls (a time.AfterFunc callback, an http
+	// handler, a sort.Slice less function): run executes the body. A host
+	// can recover there the panics of goroutines that compiled code
+	// started, which nothing else recovers. (emily patch 102.)
+	CallbackGuard func(run func())
+
+	// OnStop, when set, is told the position of each blocking channel
+	// operation (receive, send, select, range over a channel) that a
+	// stop (ExecuteWithContext's context cancelled) ended, as "file:line:col"
+	// with line directives applied: a host can say where an interrupted
+	// program was. (emily patch 103.)
+	OnStop func(pos string)
 }
 
 // New returns a new interpreter.
@@ -369,6 +388,8 @@ func New(options Options) *Interpreter {
 	}
 
 	i.opt.noAutoMain = options.NoAutoMain
+	i.opt.callbackGuard = options.CallbackGuard
+	i.opt.onStop = options.OnStop
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
 	if options.Unrestricted {

@@ -238,6 +238,16 @@ func panicFunc(s *scope) string {
 	return s.pkgID
 }
 
+// stopped reports, through Options.OnStop, where a blocking channel
+// operation was when the interpreter was stopped, and ends the frame as
+// before (emily patch 103).
+func stopped(n *node) bltn {
+	if h := n.interp.opt.onStop; h != nil {
+		h(n.interp.fset.Position(n.pos).String())
+	}
+	return nil
+}
+
 // runCfg executes a node AST by walking its CFG and running node builtin at each step.
 func runCfg(n *node, f *frame, funcNode, callNode *node) {
 	var exec bltn
@@ -1095,7 +1105,12 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 			}
 
 			// Interpreter code execution.
-			runCfg(start, fr, def, n)
+			if guard := n.interp.opt.callbackGuard; guard != nil {
+				// emily patch 102: the host may recover a panic here.
+				guard(func() { runCfg(start, fr, def, n) })
+			} else {
+				runCfg(start, fr, def, n)
+			}
 
 			return fr.data[:numRet]
 		})
@@ -2943,7 +2958,7 @@ func rangeChan(n *node) {
 
 		chosen, v, ok := reflect.Select([]reflect.SelectCase{done, {Dir: reflect.SelectRecv, Chan: value(f)}})
 		if chosen == 0 {
-			return nil
+			return stopped(n)
 		}
 		if !ok {
 			return fnext
@@ -3598,7 +3613,7 @@ func recv(n *node) {
 
 				chosen, v, _ := reflect.Select([]reflect.SelectCase{done, {Dir: reflect.SelectRecv, Chan: ch}})
 				if chosen == 0 {
-					return nil
+					return stopped(n)
 				}
 				// emily patch 1: store the received value, as the fast path does.
 				getFrame(f, l).data[i] = v
@@ -3623,7 +3638,7 @@ func recv(n *node) {
 				var chosen int
 				chosen, getFrame(f, l).data[i], _ = reflect.Select([]reflect.SelectCase{done, {Dir: reflect.SelectRecv, Chan: ch}})
 				if chosen == 0 {
-					return nil
+					return stopped(n)
 				}
 				return tnext
 			}
@@ -3672,7 +3687,7 @@ func recv2(n *node) {
 
 			chosen, v, ok := reflect.Select([]reflect.SelectCase{done, {Dir: reflect.SelectRecv, Chan: ch}})
 			if chosen == 0 {
-				return nil
+				return stopped(n)
 			}
 			result.Set(v)
 			status.SetBool(ok)
@@ -3770,7 +3785,7 @@ func send(n *node) {
 
 		chosen, _, _ := reflect.Select([]reflect.SelectCase{done, {Dir: reflect.SelectSend, Chan: ch, Send: data}})
 		if chosen == 0 {
-			return nil
+			return stopped(n)
 		}
 		return next
 	}
@@ -3873,7 +3888,7 @@ func _select(n *node) {
 		}
 		j, v, s := reflect.Select(cases)
 		if j == nbClause {
-			return nil
+			return stopped(n)
 		}
 		if cases[j].Dir == reflect.SelectRecv && assignedValues[j] != nil {
 			assignedValues[j](f).Set(v)

@@ -1,0 +1,130 @@
+package interp
+
+import (
+	"fmt"
+	"go/ast"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Late binding. yaegi binds a call to the function its name denoted when
+// the caller was compiled: after `func f` is declared again (a later
+// cell, or %jit f, which declares f anew as a wrapper of the compiled
+// form), every function compiled before keeps calling the old f, so one
+// had to declare them again too. A Python session calls whatever the name
+// denotes at call time. The session does that work for the user: it keeps
+// the rewritten source of every function a cell declares (with the line
+// directives that give it its cell's positions), and when a function is
+// declared anew, it declares again, in one compile, every earlier function
+// that calls it, directly or through others. Functions jitted since keep
+// their wrappers (a jitted function inlines its callees when traced).
+// Methods, and function values stored in variables, keep what they had:
+// yaegi does not allow declaring a method twice.
+
+// noteFuncSource records the rewritten source of function fd of a chunk,
+// rendered from r (whose edits compile used).
+func (s *Session) noteFuncSource(fd *ast.FuncDecl, r *rewriter, lo, hi int) {
+	for i := range r.edits {
+		r.edits[i].used = false
+	}
+	src := r.directive(lo) + r.render(lo, hi)
+	s.jitMu.Lock()
+	defer s.jitMu.Unlock()
+	fr := s.funcs[fd.Name.Name]
+	fr.src = src
+	s.funcs[fd.Name.Name] = fr
+}
+
+// rebindCallers declares again the functions that call one of names,
+// directly or through each other, and were declared before (seq below
+// since), so that they call what the names denote now.
+func (s *Session) rebindCallers(names []string, since int) {
+	s.jitMu.Lock()
+	changed := map[string]bool{}
+	for _, n := range names {
+		changed[n] = true
+	}
+	var redo []string
+	for grew := true; grew; {
+		grew = false
+		for g, fr := range s.funcs {
+			if changed[g] || fr.seq >= since || fr.src == "" || s.jits[g] != nil {
+				continue
+			}
+			for ref := range fr.refs {
+				if changed[ref] {
+					changed[g], grew = true, true
+					redo = append(redo, g)
+					break
+				}
+			}
+		}
+	}
+	sort.Slice(redo, func(i, j int) bool { return s.funcs[redo[i]].seq < s.funcs[redo[j]].seq })
+	srcs := make([]string, len(redo))
+	for i, g := range redo {
+		srcs[i] = s.funcs[g].src
+	}
+	s.jitMu.Unlock()
+	if len(redo) == 0 {
+		return
+	}
+	// A failed compile leaves yaegi's declarations half made: try the
+	// functions under other names first, and declare the real ones only
+	// when those compile.
+	dry := make([]string, len(srcs))
+	for i, src := range srcs {
+		dry[i] = renameFunc(src, redo[i], "__emily_rebind_"+redo[i])
+	}
+	err := s.declare(strings.Join(dry, "\n"))
+	if err == nil {
+		err = s.declare(strings.Join(srcs, "\n"))
+	}
+	if err != nil {
+		msg, _ := s.positions(clarify(err.Error()))
+		fmt.Fprintf(s.stderr, "warning: %s still call%s the previous %s: declaring %s again failed: %s\n",
+			staleList(redo), map[bool]string{true: "", false: "s"}[len(redo) > 1], staleList(names), pronoun(redo), msg)
+	}
+}
+
+// declare compiles and runs declarations the session generated from the
+// user's own (already rewritten, with their line directives).
+func (s *Session) declare(decls string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	src, _ := chunkSource(declChunk, decls)
+	p, err := parseSource(s.yi.FileSet(), "_.go", declChunk, src)
+	if err != nil {
+		return err
+	}
+	prog, err := compileAST(s.yi, p.node())
+	if err != nil {
+		return err
+	}
+	_, err = s.yi.Execute(prog)
+	return err
+}
+
+// renameFunc renames the function that src declares from name to to.
+func renameFunc(src, name, to string) string {
+	re := regexp.MustCompile(`\bfunc(\s+)` + regexp.QuoteMeta(name) + `\b`)
+	done := false
+	return re.ReplaceAllStringFunc(src, func(m string) string {
+		if done {
+			return m
+		}
+		done = true
+		return strings.Replace(m, name, to, 1)
+	})
+}
+
+func pronoun(names []string) string {
+	if len(names) > 1 {
+		return "them"
+	}
+	return "it"
+}
