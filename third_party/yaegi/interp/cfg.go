@@ -678,8 +678,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if dest.typ.incomplete {
 						return
 					}
-					if sc.global {
+					if sc.global && gtaDefined(n) {
 						// Do not overload existing symbols (defined in GTA) in global scope.
+						// A define in a block, or in the init of an if, for or
+						// switch, declares a new variable of that scope, which
+						// shadows the global one. (emily patch 70)
 						sym, _, _ = sc.lookup(dest.ident)
 					}
 					if sym == nil {
@@ -3155,12 +3158,16 @@ func sizeof(n *node) {
 }
 
 // gtaDefined reports whether GTA has already declared the variables of the
-// global define n: GTA skips every statement block but its root, so a
-// define in a nested block of the global scope (a top-level for body in
-// the REPL) is left to cfg. (emily patch 2)
+// global define n: GTA declares only the defines of the global scope
+// itself, so a define in a nested block of the global scope (a top-level
+// for body in the REPL) is left to cfg (emily patch 2), and so is one in
+// the init of a top-level if, for or switch, whose variable belongs to
+// that statement's scope (emily patch 70).
 func gtaDefined(n *node) bool {
-	for a := n.anc; a != nil; a = a.anc {
-		if a.kind == blockStmt && a.anc != nil {
+	for a := n.anc; a != nil && a.anc != nil; a = a.anc {
+		switch a.kind {
+		case varDecl, constDecl, declStmt:
+		default:
 			return false
 		}
 	}

@@ -40,6 +40,11 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			}
 
 		case defineStmt:
+			if !gtaDefined(n) {
+				// The variable of an if, for or switch init: cfg declares it
+				// in the statement's scope. (emily patch 70)
+				return false
+			}
 			var (
 				atyp *itype
 				err2 error
@@ -110,6 +115,9 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			return false
 
 		case defineXStmt:
+			if !gtaDefined(n) {
+				return false // as for defineStmt (emily patch 70)
+			}
 			err = compDefineX(sc, n)
 
 		case valueSpec:
