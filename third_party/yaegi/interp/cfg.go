@@ -845,6 +845,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			wireChild(n)
 			if sc.def == nil && gtaDefined(n) {
 				// In global scope, type definition already handled by GTA.
+				// But cfg has since replaced the two-result gen that GTA
+				// gave a comma-ok source (m[k] read as one value, ok never
+				// set): set it again. (emily patch 71)
+				commaOkGen(n)
 				break
 			}
 			err = compDefineX(sc, n)
@@ -2232,6 +2236,74 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 	return initNodes, err
 }
 
+// commaOkType returns the type of the value of a comma-ok expression: a
+// map index, a type assertion or a receive. cfg has typed src already; GTA,
+// which declares a comma-ok define of the global scope (`v, ok := m[k]` at
+// the top level of a REPL input), runs before cfg and must work it out:
+// src.typ was nil there, and the symbol's nil type panicked ("nil type").
+// (emily patch 71)
+func commaOkType(sc *scope, src *node) (*itype, error) {
+	if src.kind == typeAssertExpr && src.child[1].typ != nil {
+		return src.child[1].typ, nil
+	}
+	if src.kind != typeAssertExpr && src.typ != nil {
+		return src.typ, nil
+	}
+	var t *itype
+	switch src.kind {
+	case indexExpr:
+		mt, err := nodeType(src.interp, sc, src.child[0])
+		if err != nil {
+			return nil, err
+		}
+		for mt.cat == linkedT {
+			mt = mt.val
+		}
+		switch mt.cat {
+		case mapT:
+			t = mt.val
+		case valueT:
+			if mt.rtype.Kind() == reflect.Map {
+				t = valueTOf(mt.rtype.Elem())
+			}
+		}
+	case typeAssertExpr:
+		var err error
+		if t, err = nodeType(src.interp, sc, src.child[1]); err != nil {
+			return nil, err
+		}
+	case unaryExpr:
+		ct, err := nodeType(src.interp, sc, src.child[0])
+		if err != nil {
+			return nil, err
+		}
+		t = chanElement(ct)
+	}
+	if t == nil {
+		return nil, src.cfgErrorf("invalid comma-ok expression: cannot find the type of its value")
+	}
+	return t, nil
+}
+
+// commaOkGen gives the source of the comma-ok define n the gen that
+// writes both results, as compDefineX does. (emily patch 71)
+func commaOkGen(n *node) {
+	switch src := n.lastChild(); src.kind {
+	case indexExpr:
+		src.gen = getIndexMap2
+	case typeAssertExpr:
+		if n.child[0].ident == "_" {
+			src.gen = typeAssertStatus
+		} else {
+			src.gen = typeAssertLong
+		}
+	case unaryExpr:
+		if src.action == aRecv {
+			src.gen = recv2
+		}
+	}
+}
+
 func compDefineX(sc *scope, n *node) error {
 	l := len(n.child) - 1
 	types := []*itype{}
@@ -2271,7 +2343,11 @@ func compDefineX(sc *scope, n *node) error {
 		}
 
 	case indexExpr:
-		types = append(types, src.typ, sc.getType("bool"))
+		t, err := commaOkType(sc, src)
+		if err != nil {
+			return err
+		}
+		types = append(types, t, sc.getType("bool"))
 		n.child[l].gen = getIndexMap2
 		n.gen = nop
 
@@ -2281,12 +2357,20 @@ func compDefineX(sc *scope, n *node) error {
 		} else {
 			n.child[l].gen = typeAssertLong
 		}
-		types = append(types, n.child[l].child[1].typ, sc.getType("bool"))
+		t, err := commaOkType(sc, src)
+		if err != nil {
+			return err
+		}
+		types = append(types, t, sc.getType("bool"))
 		n.gen = nop
 
 	case unaryExpr:
 		if n.child[l].action == aRecv {
-			types = append(types, src.typ, sc.getType("bool"))
+			t, err := commaOkType(sc, src)
+			if err != nil {
+				return err
+			}
+			types = append(types, t, sc.getType("bool"))
 			n.child[l].gen = recv2
 			n.gen = nop
 		}
