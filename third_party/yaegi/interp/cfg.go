@@ -2510,13 +2510,21 @@ func genGlobalVarDecl(nodes []*node, sc *scope) (*node, error) {
 		deps[n] = getVarDependencies(n, sc)
 	}
 
+	// A variable declared by an earlier compile (an earlier REPL input) is
+	// initialized already: only the nodes of this set can wait for each
+	// other. Counting the others made `var y = x`, with x from an earlier
+	// input, a "variable definition loop". (emily patch 72)
 	inited := map[*node]bool{}
+	inSet := map[*node]bool{}
+	for _, n := range nodes {
+		inSet[n] = true
+	}
 	revisit := []*node{}
 	for {
 		for _, n := range nodes {
 			canInit := true
 			for _, d := range deps[n] {
-				if !inited[d] {
+				if inSet[d] && !inited[d] {
 					canInit = false
 				}
 			}
