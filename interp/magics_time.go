@@ -67,7 +67,7 @@ func (s *Session) timingMagic(ctx context.Context, m magicLine, code, rest strin
 func (s *Session) timeOnce(ctx context.Context, code string) (Result, error) {
 	u0, s0 := cpuTimes()
 	start := time.Now()
-	res, err := s.runCode(ctx, code, splitUnits(code))
+	res, err := s.runCode(ctx, code)
 	if err == nil {
 		if t, ok := res.Value.(*emily.Tensor); ok && !t.IsSymbolic() {
 			err = emily.Try(func() { t.Eval() })
@@ -187,7 +187,7 @@ func (s *Session) timedFunc(ctx context.Context, stmt string) (func(), error) {
 	if _, err := parser.ParseExpr(stmt); err == nil {
 		wrap = "func() any { return (" + stmt + ") }"
 	}
-	res, err := s.runCode(ctx, wrap, splitUnits(wrap))
+	res, err := s.runCode(ctx, wrap)
 	if err != nil {
 		return nil, err
 	}

@@ -15,12 +15,12 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/emily-go/emily/compiler"
+	"github.com/emily-go/emily/interp/cell"
 	"github.com/emily-go/emily/interp/symbols"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -193,8 +193,9 @@ type Result struct {
 	Shown bool
 }
 
-// Execute runs a cell: its %magic lines first (except a %jit of a function
-// the cell declares, which applies after the code), then its Go code.
+// Execute runs a cell: its cell magics (%%name) apply to all of it; its
+// declarations come first, as in a Go file; then its statements and line
+// magics (%name, on any line) run in cell order.
 // Output goes to stdout and stderr as it is produced. A failing cell
 // returns an *Error; the session keeps its state, including what the cell
 // did before it failed, and stays usable. Cancelling ctx interrupts the
@@ -239,60 +240,44 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 		s.releaseDead(code)
 	}()
 
-	magics, rest := splitMagics(code)
-	units := splitUnits(rest)
-	declaredHere := map[string]bool{}
-	for _, u := range units {
-		if u.funcName != "" {
-			declaredHere[u.funcName] = true
+	magics, rest := cell.Magics(code)
+	cellMagics, lineMagics, err := cell.SortMagics(magics, rest)
+	if err != nil {
+		e := s.cellError(rest, err)
+		if me, ok := e.(*Error); ok {
+			me.Name = MagicError
 		}
+		return Result{}, e
 	}
-	// %jit of a function the cell declares applies after the code runs.
-	var later []magicLine
-	for _, m := range magics {
-		if m.name == "jit" && namesAny(m.args, declaredHere) {
-			later = append(later, m)
-			continue
-		}
-		if m.name == "%jit" { // per-cell options, until the cell ends
+	for _, cm := range cellMagics {
+		m := toMagicLine(cm)
+		switch {
+		case m.name == "%jit": // per-cell options, until the cell ends
 			restore, err := s.cellJitMagic(m.args)
 			if err != nil {
 				return Result{}, err
 			}
 			defer restore()
-			continue
-		}
-		if isTimingMagic(m) {
-			res, cellDone, err := s.timingMagic(ctx, m, code, rest)
-			if err != nil || cellDone || strings.TrimSpace(rest) == "" {
-				return res, err
+		case isTimingMagic(m): // it runs the rest of the cell
+			res, _, err := s.timingMagic(ctx, m, code, rest)
+			return res, err
+		default:
+			if err := s.runMagic(m); err != nil {
+				return Result{}, err
 			}
-			continue
-		}
-		if err := s.runMagic(m); err != nil {
-			return Result{}, err
 		}
 	}
-	res, err := s.runCode(ctx, rest, units)
-	if err != nil {
-		return Result{}, err
-	}
-	for _, m := range later {
-		if err := s.runMagic(m); err != nil {
-			return Result{}, err
-		}
-	}
-	return res, nil
+	return s.runSteps(ctx, code, rest, lineMagics)
 }
 
-func namesAny(args []string, set map[string]bool) bool {
-	for _, a := range args {
-		if set[a] {
-			return true
-		}
-	}
-	return false
+// magicLine is a magic line as the magics take it (see cell.Magic).
+type magicLine struct {
+	name string // after the %: "jit", or "%jit" for %%jit
+	args []string
+	line int // 1-based line in the cell
 }
+
+func toMagicLine(m cell.Magic) magicLine { return magicLine{name: m.Name, args: m.Args, line: m.Line} }
 
 // onEvent reports the compiler's fallback events on the cell's stderr.
 func (s *Session) onEvent(e compiler.Event) {

@@ -1,9 +1,10 @@
-package interp
+package cell
 
 import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"strconv"
 	"strings"
@@ -19,78 +20,112 @@ const (
 
 const parseMode = parser.DeclarationErrors | parser.ParseComments
 
-// chunkSource returns the text to parse for a chunk whose cell text (the
+// Source returns the text to parse for a chunk whose cell text (the
 // cell with everything outside the chunk blanked, possibly rewritten) is
 // text: positions in it are the cell's, after prefix bytes.
-func chunkSource(kind chunkKind, text string) (src string, prefix int) {
-	if kind == declChunk {
+func Source(kind Kind, text string) (src string, prefix int) {
+	if kind == DeclChunk {
 		return declPrefix + text, len(declPrefix)
 	}
 	return stmtPrefix + text + stmtSuffix, len(stmtPrefix)
 }
 
-// parsed is a chunk's syntax tree: a file for declarations, a block for
-// statements and expressions.
-type parsed struct {
-	file *ast.File
-	body *ast.BlockStmt
-	// unresolved are the names the chunk uses but does not declare.
-	unresolved []*ast.Ident
-}
-
-func (p parsed) node() ast.Node {
-	if p.file != nil {
-		return p.file
+// SyntaxError places the first error go/parser reported for the source
+// of a chunk (see Source; prefix bytes come before the cell) in the cell,
+// and words it in the cell's terms. The source of a statement chunk ends
+// with the brace that closes its wrapper, which the cell does not have:
+// an error there is at the end of the cell, and what it found is the end
+// of the cell, not '}'. A magic line among Go code reaches the parser
+// only inside brackets (see Magics), which the message says.
+func SyntaxError(e *scanner.Error, prefix int, code string) (off int, msg string) {
+	pos := e.Pos.Offset - prefix
+	off, msg = min(max(pos, 0), len(code)), e.Msg
+	if pos >= len(code) {
+		msg = strings.Replace(msg, "found '}'", "found the end of the cell", 1)
 	}
-	return p.body
+	if line := code[strings.LastIndexByte(code[:off], '\n')+1:]; strings.HasPrefix(strings.TrimSpace(line), "%") {
+		msg = "a %magic line cannot stand inside brackets: close the Go code above it first, or move the magic out"
+	}
+	return off, msg
 }
 
-func parseSource(fset *token.FileSet, name string, kind chunkKind, src string) (parsed, error) {
+// Parsed is a chunk's syntax tree: a file for declarations, a block for
+// statements and expressions.
+type Parsed struct {
+	File *ast.File
+	Body *ast.BlockStmt
+	// Unresolved are the names the chunk uses but does not declare.
+	Unresolved []*ast.Ident
+}
+
+// Node returns the file or the block.
+func (p Parsed) Node() ast.Node {
+	if p.File != nil {
+		return p.File
+	}
+	return p.Body
+}
+
+// Parse parses the source of a chunk of the given kind (see Source) into
+// fset as file name.
+func Parse(fset *token.FileSet, name string, kind Kind, src string) (Parsed, error) {
 	f, err := parser.ParseFile(fset, name, src, parseMode)
 	if err != nil {
-		return parsed{}, err
+		return Parsed{}, err
 	}
-	if kind == declChunk {
-		return parsed{file: f, unresolved: f.Unresolved}, nil
+	if kind == DeclChunk {
+		return Parsed{File: f, Unresolved: f.Unresolved}, nil
 	}
-	return parsed{body: f.Decls[0].(*ast.FuncDecl).Body, unresolved: f.Unresolved}, nil
+	return Parsed{Body: f.Decls[0].(*ast.FuncDecl).Body, Unresolved: f.Unresolved}, nil
 }
 
-// isExprUnit reports whether unit u of code is an expression statement.
-func isExprUnit(code string, u unit) bool {
-	src, _ := chunkSource(stmtChunk, maskUnits(code, []unit{u}))
-	p, err := parseSource(token.NewFileSet(), "", stmtChunk, src)
-	if err != nil || len(p.body.List) != 1 {
+// IsExprUnit reports whether unit u of code is an expression statement.
+func IsExprUnit(code string, u Unit) bool {
+	src, _ := Source(StmtChunk, Mask(code, []Unit{u}))
+	p, err := Parse(token.NewFileSet(), "", StmtChunk, src)
+	if err != nil || len(p.Body.List) != 1 {
 		return false
 	}
-	_, ok := p.body.List[0].(*ast.ExprStmt)
+	_, ok := p.Body.List[0].(*ast.ExprStmt)
 	return ok
 }
 
-// finalExpr returns the expression of the chunk's last statement, if it
+// FinalExpr returns the expression of the chunk's last statement, if it
 // is an expression statement.
-func finalExpr(p parsed) ast.Expr {
-	if p.body == nil || len(p.body.List) == 0 {
+func FinalExpr(p Parsed) ast.Expr {
+	if p.Body == nil || len(p.Body.List) == 0 {
 		return nil
 	}
-	if s, ok := p.body.List[len(p.body.List)-1].(*ast.ExprStmt); ok {
+	if s, ok := p.Body.List[len(p.Body.List)-1].(*ast.ExprStmt); ok {
 		return s.X
 	}
 	return nil
 }
 
-// rewriteChunk collects the edits the session makes to a chunk: an
-// interrupt check at the top of each loop body, and a recover in every
-// goroutine. off converts a position of the parsed chunk to a cell offset.
-func rewriteChunk(r *rewriter, p parsed, off func(token.Pos) int, goSeq *int) {
-	ast.Inspect(p.node(), func(n ast.Node) bool {
+// Hooks are the statements the session inserts (they call its runtime,
+// which this package knows nothing of).
+type Hooks struct {
+	// LoopCheck goes at the top of every loop body: it stops the loop
+	// when the cell is interrupted.
+	LoopCheck string
+	// GoRecover goes at the top of every goroutine: it reports a panic
+	// instead of letting it end the process.
+	GoRecover string
+}
+
+// RewriteChunk collects the edits the session makes to a chunk: h's
+// interrupt check at the top of each loop body, and its recover in every
+// goroutine. off converts a position of the parsed chunk to a cell offset;
+// goSeq numbers the go statements of the session, for their temporaries.
+func RewriteChunk(r *Rewriter, p Parsed, off func(token.Pos) int, goSeq *int, h Hooks) {
+	ast.Inspect(p.Node(), func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.ForStmt:
-			r.add(edit{lo: off(n.Body.Lbrace) + 1, hi: off(n.Body.Lbrace) + 1, text: checkStmt})
+			r.Add(Edit{Lo: off(n.Body.Lbrace) + 1, Hi: off(n.Body.Lbrace) + 1, Text: h.LoopCheck})
 		case *ast.RangeStmt:
-			r.add(edit{lo: off(n.Body.Lbrace) + 1, hi: off(n.Body.Lbrace) + 1, text: checkStmt})
+			r.Add(Edit{Lo: off(n.Body.Lbrace) + 1, Hi: off(n.Body.Lbrace) + 1, Text: h.LoopCheck})
 		case *ast.GoStmt:
-			rewriteGo(r, n, off, goSeq)
+			rewriteGo(r, n, off, goSeq, h.GoRecover)
 		}
 		return true
 	})
@@ -105,16 +140,16 @@ func rewriteChunk(r *rewriter, p parsed, off func(token.Pos) int, goSeq *int) {
 // so that, as Go requires, the function value and arguments are evaluated
 // by the go statement, not later in the goroutine. Constant arguments stay
 // in place so they keep their untyped conversion to the parameter type.
-func rewriteGo(r *rewriter, g *ast.GoStmt, off func(token.Pos) int, goSeq *int) {
+func rewriteGo(r *Rewriter, g *ast.GoStmt, off func(token.Pos) int, goSeq *int, goRecoverStmt string) {
 	call := g.Call
 	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
 		at := off(lit.Body.Lbrace) + 1
-		r.add(edit{lo: at, hi: at, text: goRecoverStmt})
+		r.Add(Edit{Lo: at, Hi: at, Text: goRecoverStmt})
 		return
 	}
 	k := *goSeq
 	*goSeq++
-	r.add(edit{lo: off(g.Pos()), hi: off(g.End()), build: func(render func(lo, hi int) string) string {
+	r.Add(Edit{Lo: off(g.Pos()), Hi: off(g.End()), Build: func(render func(lo, hi int) string) string {
 		var names, values []string
 		temp := func(name, value string) string {
 			names, values = append(names, name), append(values, value)
@@ -175,10 +210,10 @@ func isConstExpr(e ast.Expr) bool {
 	return false
 }
 
-// isPrintCall reports whether e calls fmt.Print*, fmt.Fprint* or a
+// IsPrintCall reports whether e calls fmt.Print*, fmt.Fprint* or a
 // builtin print: their results (bytes written, error) are not worth
 // showing (gophernotes showed "3 <nil>" after fmt.Println).
-func isPrintCall(e ast.Expr) bool {
+func IsPrintCall(e ast.Expr) bool {
 	call, ok := e.(*ast.CallExpr)
 	if !ok {
 		return false
@@ -193,13 +228,13 @@ func isPrintCall(e ast.Expr) bool {
 	return false
 }
 
-// declared lists the names a chunk declares at top level (functions but
+// Declared lists the names a chunk declares at top level (functions but
 // not methods, types, variables, constants, := statements) and the
 // packages it imports (name to path).
-func declared(p parsed) (names []string, imports map[string]string) {
+func Declared(p Parsed) (names []string, imports map[string]string) {
 	imports = map[string]string{}
-	if p.file != nil {
-		for _, d := range p.file.Decls {
+	if p.File != nil {
+		for _, d := range p.File.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if d.Recv == nil {
@@ -227,7 +262,7 @@ func declared(p parsed) (names []string, imports map[string]string) {
 		}
 		return names, imports
 	}
-	for _, s := range p.body.List {
+	for _, s := range p.Body.List {
 		if a, ok := s.(*ast.AssignStmt); ok && a.Tok == token.DEFINE {
 			for _, l := range a.Lhs {
 				if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
