@@ -45,7 +45,8 @@ func (s *Session) cellJitMagic(args []string) (restore func(), err error) {
 func (s *Session) parseJitOptions(magic string, kv map[string]string) ([]emily.Option, error) {
 	opts, unknown, err := compiler.ParseOptions(kv)
 	if err != nil {
-		return nil, magicError("%s: %v", strings.ReplaceAll(magic, "%", "%%"), err)
+		// magic is an argument, not part of the format: no %% escaping.
+		return nil, magicError("%s: %v", magic, err)
 	}
 	for _, k := range unknown {
 		fmt.Fprintf(s.stderr, "warning: %s: unknown option %s=%s ignored (known: %s)\n", magic, k, kv[k], compiler.OptionKeys)

@@ -1,7 +1,8 @@
 // Package interp is the Emily for Go session: a yaegi interpreter with the
 // standard library and the emily tensor API, which runs notebook cells and
 // REPL entries. A cell may mix declarations and statements; its final
-// expression is its value; %magics at its top configure and inspect Jit;
+// expression is its value; %magics on any of its lines configure and
+// inspect Jit (interp/cell holds the cell grammar);
 // panics, compile errors and interrupts come back as errors and leave the
 // session usable. The REPL (cmd/emily-repl) and the Jupyter kernel both
 // drive a Session.
@@ -15,6 +16,8 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -261,6 +264,9 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 		case isTimingMagic(m): // it runs the rest of the cell
 			res, _, err := s.timingMagic(ctx, m, code, rest)
 			return res, err
+		case slices.Contains(strings.Split(knownMagics, ", "), strings.TrimPrefix(cm.Typed(), "%")):
+			// %%who, %%config…: a line magic typed as a cell magic.
+			return Result{}, magicError("%s is not a cell magic: use the line magic %s", cm.Typed(), strings.TrimPrefix(cm.Typed(), "%"))
 		default:
 			if err := s.runMagic(m); err != nil {
 				return Result{}, err
