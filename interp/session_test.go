@@ -178,6 +178,18 @@ func TestErrorPositionsWithRewrites(t *testing.T) {
 	if r.err == nil || !contains(r.err.Error(), want) {
 		t.Fatalf("error %v, want position %s", r.err, want)
 	}
+	// A go statement of a named function is rewritten whole (its callee
+	// and arguments go to temporaries): errors in it keep their places.
+	mustRun(t, s, "func f(n int) {}")
+	for cell, want := range map[string]string{
+		"go f(\"s\")":         "1:6: cannot convert",
+		"x := \"a\"\ngo f(x)": "2:6: cannot use type string",
+		"go f(1, 2)":          "1:9: too many arguments",
+	} {
+		if r := run(t, s, cell); r.err == nil || !strings.HasPrefix(r.err.Error(), want) {
+			t.Errorf("%q: %v, want %s", cell, r.err, want)
+		}
+	}
 }
 
 func TestSessionSurvivesErrors(t *testing.T) {

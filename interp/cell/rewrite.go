@@ -149,21 +149,25 @@ func rewriteGo(r *Rewriter, g *ast.GoStmt, off func(token.Pos) int, goSeq *int, 
 	}
 	k := *goSeq
 	*goSeq++
-	r.Add(Edit{Lo: off(g.Pos()), Hi: off(g.End()), Build: func(render func(lo, hi int) string) string {
+	r.Add(Edit{Lo: off(g.Pos()), Hi: off(g.End()), Build: func(render func(lo, hi int) string, at func(o int) string) string {
 		var names, values []string
-		temp := func(name, value string) string {
+		// temp stores value in a temporary and returns its name, which
+		// stands at the value's position (o) in messages.
+		temp := func(name, value string, o int) string {
 			names, values = append(names, name), append(values, value)
-			return name
+			return at(o) + name
 		}
-		callee := render(off(call.Fun.Pos()), off(call.Fun.End()))
+		funLo := off(call.Fun.Pos())
+		callee := at(funLo) + render(funLo, off(call.Fun.End()))
 		if !isBuiltinCall(call.Fun) {
-			callee = temp(fmt.Sprintf("__emily_go%d", k), callee)
+			callee = temp(fmt.Sprintf("__emily_go%d", k), callee, funLo)
 		}
 		args := make([]string, len(call.Args))
 		for i, a := range call.Args {
-			args[i] = render(off(a.Pos()), off(a.End()))
+			lo := off(a.Pos())
+			args[i] = at(lo) + render(lo, off(a.End()))
 			if !isConstExpr(a) {
-				args[i] = temp(fmt.Sprintf("__emily_go%d_%d", k, i), args[i])
+				args[i] = temp(fmt.Sprintf("__emily_go%d_%d", k, i), args[i], lo)
 			}
 		}
 		var b strings.Builder

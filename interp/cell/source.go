@@ -14,8 +14,11 @@ type Edit struct {
 	Text   string // the replacement, unless Build is set
 	// Build returns the replacement of an edit made of rewritten parts of
 	// the cell (a go statement's function and arguments), rendered with
-	// the edits nested inside them.
-	Build func(render func(lo, hi int) string) string
+	// the edits nested inside them. at(o) is the line directive that
+	// gives the text after it the position of cell offset o (empty
+	// without a Directive): put before the parts, it keeps messages about
+	// them at the user's code, not in the text the rewrite adds.
+	Build func(render func(lo, hi int) string, at func(o int) string) string
 	used  bool
 }
 
@@ -27,6 +30,14 @@ type Rewriter struct {
 	// after it the position of cell offset o: Render puts one after each
 	// edit, so that the cell's text keeps its positions.
 	Directive func(o int) string
+}
+
+// at returns the directive for cell offset o, or "".
+func (r *Rewriter) at(o int) string {
+	if r.Directive == nil {
+		return ""
+	}
+	return r.Directive(o)
 }
 
 // Add records an edit.
@@ -68,7 +79,7 @@ func (r *Rewriter) Render(lo, hi int) string {
 		e.used = true
 		text := e.Text
 		if e.Build != nil {
-			text = e.Build(r.Render)
+			text = e.Build(r.Render, r.at)
 		}
 		// Keep the line count of what was replaced, so that later lines
 		// keep their numbers.
