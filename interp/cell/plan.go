@@ -90,6 +90,13 @@ func planChunks(code string, units []Unit, isExpr func(Unit) bool, barriers []in
 		if err := checkRedeclared(code, units, decls, stmts); err != nil {
 			return nil, err
 		}
+		for i := range units {
+			if us := stmts[i]; us != nil && us.ret >= 0 {
+				// Go has no statements outside functions; yaegi crashed
+				// on this one.
+				return nil, &Error{us.ret, "return outside a function: a cell's statements run at the session's top level, where there is nothing to return from", -1}
+			}
+		}
 		cs = hoist(units, decls, stmts, barriers)
 	}
 	last := units[len(units)-1]
@@ -123,6 +130,9 @@ func dropPackageClause(code string, units []Unit) ([]Unit, error) {
 type unitSyntax struct {
 	names []namePos       // top-level names it declares (:= for statements)
 	refs  map[string]bool // names it uses (for declarations)
+	// ret is the offset of a return of the session's top level (outside
+	// any function literal), or -1.
+	ret int
 }
 
 type namePos struct {
@@ -217,7 +227,18 @@ func parseUnits(code string, units []Unit) (decls, stmts map[int]*unitSyntax, ok
 			if i < 0 {
 				return nil, nil, false
 			}
-			us := &unitSyntax{}
+			us := &unitSyntax{ret: -1}
+			ast.Inspect(st, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncLit:
+					return false
+				case *ast.ReturnStmt:
+					if us.ret < 0 {
+						us.ret = fset.Position(n.Pos()).Offset - prefix
+					}
+				}
+				return true
+			})
 			if a, ok := st.(*ast.AssignStmt); ok && a.Tok == token.DEFINE {
 				for _, l := range a.Lhs {
 					if id, ok := l.(*ast.Ident); ok && id.Name != "_" {

@@ -71,6 +71,8 @@ func TestPlanErrors(t *testing.T) {
 		"import \"time\"\nvar time string":       "2:5: time redeclared in this block (other declaration at 1:8)",
 		"import (\n\t\"time\"\n\t\"time\"\n)":    "3:2: time redeclared in this block (other declaration at 2:2)",
 		"import \"math/rand/v2\"\nrand := 1":     "rand redeclared in this block",
+		"x := 1\nreturn":                         "2:1: return outside a function",
+		"if true {\n\treturn 5\n}":               "2:2: return outside a function",
 	}
 	for code, want := range tests {
 		_, err := planChunks(code, Split(code), func(Unit) bool { return false }, nil)
@@ -89,7 +91,7 @@ func TestPlanErrors(t *testing.T) {
 			t.Errorf("%q: got %s, want %q", code, got, want)
 		}
 	}
-	for _, code := range []string{"x, err := f()\ny, err := g()", "func init() {}\nfunc init() {}", "var _ = 1\nvar _ = 2", "import \"fmt\"\nimport f \"fmt\"\nimport _ \"os\"\nimport _ \"io\""} {
+	for _, code := range []string{"f := func() int { return 1 }", "x, err := f()\ny, err := g()", "func init() {}\nfunc init() {}", "var _ = 1\nvar _ = 2", "import \"fmt\"\nimport f \"fmt\"\nimport _ \"os\"\nimport _ \"io\""} {
 		if _, err := planChunks(code, Split(code), func(Unit) bool { return false }, nil); err != nil {
 			t.Errorf("%q: %v", code, err)
 		}
