@@ -87,6 +87,10 @@ func TestCellMagicsComeFirst(t *testing.T) {
 		"x := 1\n%%jit fuse=true": "%%jit is a cell magic",
 		"%jit native=false":       "%jit: name the functions",
 		"%%jit f":                 "%%jit takes options only",
+		"%jit fuse=maybe f":       "%jit: ",
+		"%%jit fuse=maybe":        "%%jit: ",
+		"%%who":                   "%%who is not a cell magic: use the line magic %who",
+		"%%time\nx := 1\n%who":    "%%time times the Go code of its cell, which cannot also hold the line magic %who (line 3)",
 	} {
 		r := run(t, s, cell)
 		if r.err == nil || !strings.HasPrefix(r.err.Error(), want) && !contains(r.err.Error(), ": "+want) {

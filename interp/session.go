@@ -262,6 +262,10 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 			}
 			defer restore()
 		case isTimingMagic(m): // it runs the rest of the cell
+			if len(lineMagics) > 0 {
+				lm := lineMagics[0]
+				return Result{}, magicError("%s times the Go code of its cell, which cannot also hold the line magic %s (line %d): run that in a cell of its own", cm.Typed(), lm.Typed(), lm.Line)
+			}
 			res, _, err := s.timingMagic(ctx, m, code, rest)
 			return res, err
 		case slices.Contains(strings.Split(knownMagics, ", "), strings.TrimPrefix(cm.Typed(), "%")):
