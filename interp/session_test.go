@@ -122,6 +122,7 @@ func TestCellErrors(t *testing.T) {
 		{name: "cell magic after a line magic", cell: "// timing\n%config\n%%timeit\nx := 1", ename: MagicError, msg: []string{"3:1", "%%timeit is a cell magic"}},
 		{name: "magic inside brackets", cell: "fmt.Println(1,\n%whos\n)", ename: CompileError, msg: []string{"2:1", "inside brackets"}},
 		{name: "no phantom brace", cell: "y := 1 +", ename: CompileError, msg: []string{"1:9", "expected operand, found the end of the cell"}},
+		{name: "a stray brace is the error", cell: "_ = 1\n}", ename: CompileError, msg: []string{"2:1", "unexpected '}'"}},
 		{name: "panic", cell: "func boom() { panic(\"boom\") }\nboom()", ename: PanicError,
 			msg: []string{"boom"}, traceTop: "in boom"},
 		{name: "runtime error", cell: "var m map[string]int\nm[\"a\"] = 1", ename: PanicError, msg: []string{"nil map"}},

@@ -140,6 +140,8 @@ func TestSyntaxErrorNamesNoWrapper(t *testing.T) {
 		"y := x +\n":    "2:1: expected operand, found the end of the cell",
 		"f(\n%jit g\n)": "2:1: a %magic line cannot stand inside brackets",
 		"x := 1 )":      "1:8: expected statement, found ')'",
+		"_ = 1\n}":      "2:1: unexpected '}': it closes no '{' of the cell",
+		"{\n}\n}\nx":    "3:1: unexpected '}'",
 	} {
 		ms, blanked := Magics(code)
 		_ = ms
@@ -154,7 +156,7 @@ func TestSyntaxErrorNamesNoWrapper(t *testing.T) {
 		if got := fmt.Sprintf("%d:%d: %s", l, c, msg); !strings.HasPrefix(got, want) {
 			t.Errorf("%q: %s, want %s", code, got, want)
 		}
-		if strings.Contains(msg, "'}'") {
+		if strings.Contains(msg, "found '}'") {
 			t.Errorf("%q: %s names a brace the cell does not have", code, msg)
 		}
 	}

@@ -35,11 +35,20 @@ func Source(kind Kind, text string) (src string, prefix int) {
 // and words it in the cell's terms. The source of a statement chunk ends
 // with the brace that closes its wrapper, which the cell does not have:
 // an error there is at the end of the cell, and what it found is the end
-// of the cell, not '}'. A magic line among Go code reaches the parser
+// of the cell, not '}'; a stray '}' of the cell closes the wrapper, and is
+// reported itself. A magic line among Go code reaches the parser
 // only inside brackets (see Magics), which the message says.
 func SyntaxError(e *scanner.Error, prefix int, code string) (off int, msg string) {
 	pos := e.Pos.Offset - prefix
 	off, msg = min(max(pos, 0), len(code)), e.Msg
+	if strings.HasPrefix(msg, "expected declaration") {
+		// A '}' of the cell that closes nothing closed the statement
+		// wrapper, and what follows it reads as declarations: the brace
+		// is the error.
+		if o := unmatchedBrace(code); o >= 0 {
+			return o, "unexpected '}': it closes no '{' of the cell"
+		}
+	}
 	if pos >= len(code) {
 		msg = strings.Replace(msg, "found '}'", "found the end of the cell", 1)
 	}
@@ -47,6 +56,30 @@ func SyntaxError(e *scanner.Error, prefix int, code string) (off int, msg string
 		msg = "a %magic line cannot stand inside brackets: close the Go code above it first, or move the magic out"
 	}
 	return off, msg
+}
+
+// unmatchedBrace returns the offset of the first '}' of code that closes
+// no '{', or -1.
+func unmatchedBrace(code string) int {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", fset.Base(), len(code))
+	var sc scanner.Scanner
+	sc.Init(file, []byte(code), func(token.Position, string) {}, 0)
+	depth := 0
+	for {
+		pos, t, _ := sc.Scan()
+		switch t {
+		case token.EOF:
+			return -1
+		case token.LBRACE:
+			depth++
+		case token.RBRACE:
+			if depth == 0 {
+				return file.Offset(pos)
+			}
+			depth--
+		}
+	}
 }
 
 // Parsed is a chunk's syntax tree: a file for declarations, a block for
