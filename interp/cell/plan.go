@@ -91,10 +91,8 @@ func planChunks(code string, units []Unit, isExpr func(Unit) bool, barriers []in
 			return nil, err
 		}
 		for i := range units {
-			if us := stmts[i]; us != nil && us.ret >= 0 {
-				// Go has no statements outside functions; yaegi crashed
-				// on this one.
-				return nil, &Error{us.ret, "return outside a function: a cell's statements run at the session's top level, where there is nothing to return from", -1}
+			if us := stmts[i]; us != nil && us.misplaced >= 0 {
+				return nil, &Error{us.misplaced, us.why, -1}
 			}
 		}
 		cs = hoist(units, decls, stmts, barriers)
@@ -130,9 +128,50 @@ func dropPackageClause(code string, units []Unit) ([]Unit, error) {
 type unitSyntax struct {
 	names []namePos       // top-level names it declares (:= for statements)
 	refs  map[string]bool // names it uses (for declarations)
-	// ret is the offset of a return of the session's top level (outside
-	// any function literal), or -1.
-	ret int
+	// misplaced is the offset of a statement that Go allows only inside a
+	// function, loop, switch or select, where the session's top level is
+	// none (why says so), or -1.
+	misplaced int
+	why       string
+}
+
+type misplacedStmt struct {
+	n   ast.Node
+	why string
+}
+
+// branchCheck finds a return outside any function literal, and a break
+// or continue without a label outside the loop, switch or select it
+// needs: Go rejects them, yaegi crashed on the return and ignored the
+// others.
+type branchCheck struct {
+	loop, breakable bool
+	found           *misplacedStmt
+}
+
+func (v branchCheck) Visit(n ast.Node) ast.Visitor {
+	if v.found.n != nil {
+		return nil
+	}
+	switch n := n.(type) {
+	case *ast.FuncLit:
+		return nil
+	case *ast.ForStmt, *ast.RangeStmt:
+		return branchCheck{loop: true, breakable: true, found: v.found}
+	case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+		return branchCheck{loop: v.loop, breakable: true, found: v.found}
+	case *ast.ReturnStmt:
+		*v.found = misplacedStmt{n, "return outside a function: a cell's statements run at the session's top level, where there is nothing to return from"}
+	case *ast.BranchStmt:
+		switch {
+		case n.Label != nil:
+		case n.Tok == token.BREAK && !v.breakable:
+			*v.found = misplacedStmt{n, "break is not in a loop, switch, or select"}
+		case n.Tok == token.CONTINUE && !v.loop:
+			*v.found = misplacedStmt{n, "continue is not in a loop"}
+		}
+	}
+	return v
 }
 
 type namePos struct {
@@ -227,18 +266,12 @@ func parseUnits(code string, units []Unit) (decls, stmts map[int]*unitSyntax, ok
 			if i < 0 {
 				return nil, nil, false
 			}
-			us := &unitSyntax{ret: -1}
-			ast.Inspect(st, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.FuncLit:
-					return false
-				case *ast.ReturnStmt:
-					if us.ret < 0 {
-						us.ret = fset.Position(n.Pos()).Offset - prefix
-					}
-				}
-				return true
-			})
+			us := &unitSyntax{misplaced: -1}
+			var found misplacedStmt
+			ast.Walk(branchCheck{found: &found}, st)
+			if found.n != nil {
+				us.misplaced, us.why = fset.Position(found.n.Pos()).Offset-prefix, found.why
+			}
 			if a, ok := st.(*ast.AssignStmt); ok && a.Tok == token.DEFINE {
 				for _, l := range a.Lhs {
 					if id, ok := l.(*ast.Ident); ok && id.Name != "_" {

@@ -73,6 +73,8 @@ func TestPlanErrors(t *testing.T) {
 		"import \"math/rand/v2\"\nrand := 1":     "rand redeclared in this block",
 		"x := 1\nreturn":                         "2:1: return outside a function",
 		"if true {\n\treturn 5\n}":               "2:2: return outside a function",
+		"break":                                  "1:1: break is not in a loop, switch, or select",
+		"switch {\ndefault:\n\tcontinue\n}":      "3:2: continue is not in a loop",
 	}
 	for code, want := range tests {
 		_, err := planChunks(code, Split(code), func(Unit) bool { return false }, nil)
@@ -91,7 +93,7 @@ func TestPlanErrors(t *testing.T) {
 			t.Errorf("%q: got %s, want %q", code, got, want)
 		}
 	}
-	for _, code := range []string{"f := func() int { return 1 }", "x, err := f()\ny, err := g()", "func init() {}\nfunc init() {}", "var _ = 1\nvar _ = 2", "import \"fmt\"\nimport f \"fmt\"\nimport _ \"os\"\nimport _ \"io\""} {
+	for _, code := range []string{"f := func() int { return 1 }", "for {\n\tswitch {\n\tdefault:\n\t\tcontinue\n\t}\n\tbreak\n}", "L:\nfor {\n\tselect {\n\tdefault:\n\t\tbreak L\n\t}\n}", "x, err := f()\ny, err := g()", "func init() {}\nfunc init() {}", "var _ = 1\nvar _ = 2", "import \"fmt\"\nimport f \"fmt\"\nimport _ \"os\"\nimport _ \"io\""} {
 		if _, err := planChunks(code, Split(code), func(Unit) bool { return false }, nil); err != nil {
 			t.Errorf("%q: %v", code, err)
 		}
