@@ -78,7 +78,7 @@ func SortMagics(ms []Magic, code string) (cellMagics, lineMagics []Magic, err er
 			lineMagics = append(lineMagics, m)
 			continue
 		}
-		if len(lineMagics) > 0 || hasCode(code[:m.Off]) {
+		if len(lineMagics) > 0 || HasCode(code[:m.Off]) {
 			return nil, nil, &Error{Off: m.Off, Prev: -1,
 				Msg: m.Typed() + " is a cell magic: it applies to the whole cell, so it must come first (only comments may stand above it); move it to the top of the cell, or use the line magic " + strings.TrimPrefix(m.Typed(), "%") + " on one line"}
 		}
@@ -87,8 +87,9 @@ func SortMagics(ms []Magic, code string) (cellMagics, lineMagics []Magic, err er
 	return cellMagics, lineMagics, nil
 }
 
-// hasCode reports whether s holds any Go token (comments are none).
-func hasCode(s string) bool {
+// HasCode reports whether s holds any Go token (comments are none): with
+// a cell's magic lines blanked, whether it has Go code.
+func HasCode(s string) bool {
 	fset := token.NewFileSet()
 	var sc scanner.Scanner
 	sc.Init(fset.AddFile("", fset.Base(), len(s)), []byte(s), func(token.Position, string) {}, 0)
