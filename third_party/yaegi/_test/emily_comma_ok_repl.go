@@ -22,6 +22,11 @@ func main() {
 	c <- 7
 	r, open := <-c
 	fmt.Println(r, open)
+	_, isInt := i.(int)
+	_, found2 := m["a"]
+	close(c)
+	_, open2 := <-c
+	fmt.Println(isInt, found2, open2)
 	env := map[string]*os.File{"out": os.Stdout}
 	f, found := env["out"]
 	fmt.Println(f == os.Stdout, found)
@@ -32,4 +37,5 @@ func main() {
 // 1
 // str true
 // 7 true
+// false true false
 // true true
