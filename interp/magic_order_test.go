@@ -33,6 +33,16 @@ func TestLineMagicsAnywhere(t *testing.T) {
 		t.Errorf("statements and magics out of order:\n%s", r.stdout)
 	}
 
+	// Magics above all Go code run first; a %jit there of a function the
+	// cell declares waits for the declaration.
+	r = mustRun(t, s, "%who\n%jit g2\nvar fresh = 1\nfunc g2(a *emily.Tensor) *emily.Tensor { return a }")
+	if contains(r.stdout, "fresh") {
+		t.Errorf("%%who above var fresh lists it: %q", r.stdout)
+	}
+	if _, ok := s.Jitted("g2"); !ok {
+		t.Error("%jit g2 above func g2 did not jit it")
+	}
+
 	// A final expression shows its value unless a magic follows it.
 	if r := mustRun(t, s, "1 + 1\n%who"); r.res.Shown {
 		t.Errorf("a value shown before a trailing magic: %q", r.res.Text)

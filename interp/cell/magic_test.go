@@ -102,6 +102,9 @@ func TestPlanSteps(t *testing.T) {
 			"w := 1\nfunc m() int { return w }\n%jit m\nm()", "stmt:w := 1|decl:func m() int { return w }|%jit|stmt+show:m()"},
 		{"a trailing magic takes the value", "1 + 1\n%who", "stmt:1 + 1|%who"},
 		{"magics only", "%who\n%whos", "%who|%whos"},
+		{"leading magics run first", "%config device=cpu\nvar w = f()\nw", "%config|decl:var w = f()|stmt+show:w"},
+		{"a leading magic naming a function of the cell waits for it", "%config\n%jit native=false h\n%who\nfunc h() {}\nx := h\n%whos",
+			"%config|%who|decl:func h() {}|%jit|stmt:x := h|%whos"},
 		{"imports first", "x := 1\n%who\nimport \"os\"\n_ = os.Args", "decl:import \"os\"|stmt:x := 1|%who|stmt:_ = os.Args"},
 	}
 	for _, tt := range tests {

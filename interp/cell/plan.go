@@ -41,30 +41,59 @@ type Step struct {
 // first, as in a Go file, where every declaration sees the others; then
 // its statements, the declarations that use their variables, and its line
 // magics, in cell order: `func h…` then `%jit h` then `h(x)` declares h,
-// jits it and calls the jitted h. The last step shows the cell's value
-// when it is a chunk that ends with an expression statement.
+// jits it and calls the jitted h. Line magics above all of the cell's Go
+// code run before anything, as in IPython (`%config device=cpu` above
+// `var w = emily.Ones(3)`), except those that name a function the cell
+// declares (`%jit h` above `func h`), which wait for the declarations. The
+// last step shows the cell's value when it is a chunk that ends with an
+// expression statement.
 func Plan(code string, magics []Magic) ([]Step, error) {
 	var barriers []int
 	for _, m := range magics {
 		barriers = append(barriers, m.Off)
 	}
-	chunks, err := planChunks(code, Split(code), func(u Unit) bool { return IsExprUnit(code, u) }, barriers)
+	units := Split(code)
+	chunks, err := planChunks(code, units, func(u Unit) bool { return IsExprUnit(code, u) }, barriers)
 	if err != nil {
 		return nil, err
 	}
+	firstGo, funcs := len(code), map[string]bool{}
+	for _, u := range units {
+		firstGo = min(firstGo, u.Lo)
+		if u.FuncName != "" {
+			funcs[u.FuncName] = true
+		}
+	}
 	var steps []Step
-	next := 0 // the first magic not yet placed
+	add := func(m *Magic) { steps = append(steps, Step{Magic: m}) }
+	var waiting []*Magic // leading magics that name a function of the cell
+	next := 0            // the first magic not yet placed
+	for ; next < len(magics) && magics[next].Off < firstGo; next++ {
+		if m := &magics[next]; slices.ContainsFunc(m.Args, func(a string) bool { return funcs[a] }) {
+			waiting = append(waiting, m)
+		} else {
+			add(m)
+		}
+	}
+	flush := func() {
+		for _, m := range waiting {
+			add(m)
+		}
+		waiting = nil
+	}
 	for i := range chunks {
 		c := &chunks[i]
 		if !c.Hoisted {
+			flush()
 			for ; next < len(magics) && magics[next].Off < c.Units[0].Lo; next++ {
-				steps = append(steps, Step{Magic: &magics[next]})
+				add(&magics[next])
 			}
 		}
 		steps = append(steps, Step{Chunk: c})
 	}
+	flush()
 	for ; next < len(magics); next++ {
-		steps = append(steps, Step{Magic: &magics[next]})
+		add(&magics[next])
 	}
 	return steps, nil
 }
