@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/emily-go/emily/internal/iscomplete"
+	"github.com/emily-go/emily/interp/cell"
 	"github.com/emily-go/emily/interp/symbols"
 	"github.com/traefik/yaegi/stdlib"
 )
@@ -192,15 +192,21 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 // should read another line: an unclosed bracket, raw string or comment,
 // or a line ending in a binary operator, comma or dot. Invalid code is
 // complete (running it reports the error). A cell of %magic lines is
-// complete. indent is the suggested indentation of the next line. The
-// Jupyter kernel answers is_complete_request with the same function
-// (iscomplete.Check), which also tells invalid code apart.
+// complete. indent is the suggested indentation of the next line.
 func (s *Session) IsComplete(code string) (complete bool, indent string) {
 	defer func() {
 		if s.toolPanicked("is-complete", recover()) {
 			complete, indent = true, "" // running it reports what is wrong
 		}
 	}()
-	status, indent := iscomplete.Check(code)
-	return status != iscomplete.Incomplete, indent
+	status, indent := cell.CheckComplete(code)
+	return status != cell.Incomplete, indent
+}
+
+// CheckComplete answers Jupyter's is_complete_request: status is
+// "complete", "incomplete" or "invalid" (no more lines can make the code
+// valid), and indent the next line's indentation when incomplete. It is
+// the session's grammar (interp/cell), so the kernel need not parse Go.
+func (s *Session) CheckComplete(code string) (status, indent string) {
+	return cell.CheckComplete(code)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/interp/cell"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -119,15 +120,15 @@ func offsetOf(code string, line, col int) (int, bool) {
 // cellPos names offset o of a cell: "FILE:line:col" when the cell has an
 // origin, else "line:col" in the cell being run and "cellN:line:col" in
 // an earlier one. The caller holds filesMu.
-func (s *Session) cellPos(cell int, origin Origin, code string, o int) string {
-	l, c := lineCol(code, o)
+func (s *Session) cellPos(cellN int, origin Origin, code string, o int) string {
+	l, c := cell.LineCol(code, o)
 	switch {
 	case origin.Name != "":
 		return fmt.Sprintf("%s:%d:%d", origin.Name, l+origin.line()-1, c)
-	case cell == s.cellNum:
+	case cellN == s.cellNum:
 		return fmt.Sprintf("%d:%d", l, c)
 	}
-	return fmt.Sprintf("cell%d:%d:%d", cell, l, c)
+	return fmt.Sprintf("cell%d:%d:%d", cellN, l, c)
 }
 
 // errorAt reports a compile error that the session found itself, at
@@ -145,7 +146,7 @@ func sourceLines(code string, o, firstLine int) []string {
 	if o < 0 || o > len(code) {
 		return nil
 	}
-	line, _ := lineCol(code, o)
+	line, _ := cell.LineCol(code, o)
 	line += firstLine - 1
 	start := strings.LastIndexByte(code[:o], '\n') + 1
 	end := strings.IndexByte(code[o:], '\n')
@@ -201,11 +202,8 @@ func (s *Session) parseError(err error, code string, prefix int) *Error {
 	if !errors.As(err, &list) || len(list) == 0 {
 		return &Error{Name: CompileError, Msg: err.Error(), Err: err}
 	}
-	first := list[0]
-	o := min(max(first.Pos.Offset-prefix, 0), len(code))
-	msg := first.Msg
-	if strings.HasPrefix(strings.TrimSpace(code[strings.LastIndexByte(code[:o], '\n')+1:]), "%") {
-		msg = "a %magic line must be at the top of the cell, before any Go code"
+	o, msg := cell.SyntaxError(list[0], prefix, code)
+	if strings.HasPrefix(msg, "a %magic line") {
 		list = list[:1]
 	}
 	if len(list) > 1 {

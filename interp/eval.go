@@ -10,46 +10,78 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/emily-go/emily/interp/cell"
 	"github.com/traefik/yaegi/interp"
 )
 
-// runCode evaluates the Go code of a cell, chunk by chunk, and returns the
-// value of its final expression.
-func (s *Session) runCode(ctx context.Context, code string, units []unit) (Result, error) {
-	var res Result
-	chunks, err := planChunks(code, units, func(u unit) bool { return isExprUnit(code, u) })
+// runCode evaluates Go code without magic lines (the statement of a
+// timing magic, say) and returns the value of its final expression.
+func (s *Session) runCode(ctx context.Context, code string) (Result, error) {
+	return s.runSteps(ctx, code, code, nil)
+}
+
+// runSteps runs the Go code of a cell (code, its magic lines blanked) and
+// its line magics in the order cell.Plan gives, and returns the value of
+// its final expression, or of a timing magic that ends it. cellText is
+// the cell as typed, which timing magics read their statement from.
+func (s *Session) runSteps(ctx context.Context, cellText, code string, magics []cell.Magic) (Result, error) {
+	steps, err := cell.Plan(code, magics)
 	if err != nil {
-		var ce *cellError
-		if errors.As(err, &ce) {
-			msg := ce.msg
-			if ce.prev >= 0 {
-				s.filesMu.Lock()
-				msg += "\n\tprevious declaration at " + s.cellPos(s.cellNum, s.origin, code, ce.prev)
-				s.filesMu.Unlock()
-			}
-			return Result{}, s.errorAt(code, ce.off, msg)
-		}
-		return Result{}, err
+		return Result{}, s.cellError(code, err)
 	}
-	for _, c := range chunks {
-		r, err := s.runChunk(ctx, code, c)
+	var res Result
+	for i, st := range steps {
+		if st.Magic != nil {
+			m := toMagicLine(*st.Magic)
+			if isTimingMagic(m) {
+				r, _, err := s.timingMagic(ctx, m, cellText, code)
+				if err != nil {
+					return Result{}, err
+				}
+				if i == len(steps)-1 {
+					res = r
+				}
+				continue
+			}
+			if err := s.runMagic(m); err != nil {
+				return Result{}, err
+			}
+			continue
+		}
+		r, err := s.runChunk(ctx, code, *st.Chunk)
 		if err != nil {
 			return Result{}, err
 		}
-		if c.show {
+		if st.Chunk.Show {
 			res = r
 		}
 	}
 	return res, nil
 }
 
+// cellError reports an error of the cell's grammar (*cell.Error) at its
+// position, with that of an earlier declaration when it names one.
+func (s *Session) cellError(code string, err error) error {
+	var ce *cell.Error
+	if !errors.As(err, &ce) {
+		return err
+	}
+	msg := ce.Msg
+	if ce.Prev >= 0 {
+		s.filesMu.Lock()
+		msg += "\n\tprevious declaration at " + s.cellPos(s.cellNum, s.origin, code, ce.Prev)
+		s.filesMu.Unlock()
+	}
+	return s.errorAt(code, ce.Off, msg)
+}
+
 // runChunk parses a chunk, rewrites it (interrupt checks, goroutine
 // recovers, Show around the final expression), compiles and runs it.
-func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, error) {
-	text := c.text(code)
-	src, prefix := chunkSource(c.kind, text)
+func (s *Session) runChunk(ctx context.Context, code string, c cell.Chunk) (Result, error) {
+	text := c.Text(code)
+	src, prefix := cell.Source(c.Kind, text)
 	fset := token.NewFileSet()
-	p, err := parseSource(fset, "", c.kind, src)
+	p, err := cell.Parse(fset, "", c.Kind, src)
 	if err != nil {
 		return Result{}, s.parseError(err, code, prefix)
 	}
@@ -60,37 +92,37 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 		return Result{}, s.errorAt(code, off(id.Pos()), "undefined: "+id.Name)
 	}
 	var show ast.Expr
-	if c.show {
-		if x := finalExpr(p); x != nil && !isPrintCall(x) {
+	if c.Show {
+		if x := cell.FinalExpr(p); x != nil && !cell.IsPrintCall(x) {
 			show = x
 		}
 	}
 	goSeq := s.goSeq
-	rewrite := func(show ast.Expr) *rewriter {
-		r := &rewriter{src: text}
+	rewrite := func(show ast.Expr) *cell.Rewriter {
+		r := &cell.Rewriter{Src: text}
 		seq := goSeq
-		rewriteChunk(r, p, off, &seq)
+		cell.RewriteChunk(r, p, off, &seq, cell.Hooks{LoopCheck: checkStmt, GoRecover: goRecoverStmt})
 		s.goSeq = seq
 		if show != nil {
-			r.add(edit{lo: off(show.Pos()), hi: off(show.Pos()), text: rtName + ".Show("})
-			r.add(edit{lo: off(show.End()), hi: off(show.End()), text: ")"})
+			r.Add(cell.Edit{Lo: off(show.Pos()), Hi: off(show.Pos()), Text: rtName + ".Show("})
+			r.Add(cell.Edit{Lo: off(show.End()), Hi: off(show.End()), Text: ")"})
 		}
-		r.sortEdits()
+		r.Sort()
 		return r
 	}
 	r := rewrite(show)
-	prog, err := s.compile(code, c.kind, r)
+	prog, err := s.compile(code, c.Kind, r)
 	if err != nil && show != nil {
 		// The expression has no single value to pass to Show (a call of
 		// a function without results, say): run it as a plain statement.
 		show = nil
 		r = rewrite(nil)
-		prog, err = s.compile(code, c.kind, r)
+		prog, err = s.compile(code, c.Kind, r)
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	names, imports := declared(p)
+	names, imports := cell.Declared(p)
 	s.noteDeclared(names, imports)
 	since := s.declSeq + 1
 	s.noteFuncs(p)
@@ -117,12 +149,12 @@ func (s *Session) runChunk(ctx context.Context, code string, c chunk) (Result, e
 }
 
 // funcDecls returns the functions (not methods) a chunk declares.
-func funcDecls(p parsed) []*ast.FuncDecl {
-	if p.file == nil {
+func funcDecls(p cell.Parsed) []*ast.FuncDecl {
+	if p.File == nil {
 		return nil
 	}
 	var out []*ast.FuncDecl
-	for _, d := range p.file.Decls {
+	for _, d := range p.File.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Body != nil {
 			out = append(out, fd)
 		}
@@ -135,23 +167,23 @@ func funcDecls(p parsed) []*ast.FuncDecl {
 // into yaegi's file set and compiles it. The file is named "_.go" because
 // yaegi keys imports by the base name of the file: all chunks must share
 // it to see the session's imports (patch 6 keeps directives out of that).
-func (s *Session) compile(code string, kind chunkKind, r *rewriter) (*interp.Program, error) {
+func (s *Session) compile(code string, kind cell.Kind, r *cell.Rewriter) (*interp.Program, error) {
 	s.filesMu.Lock()
 	s.code = code
 	label, first := s.label(), s.origin.line()
 	s.filesMu.Unlock()
 	directive := func(o int) string {
-		l, c := lineCol(code, o)
+		l, c := cell.LineCol(code, o)
 		return fmt.Sprintf("/*line %s:%d:%d*/", label, l+first-1, c)
 	}
-	r.directive = directive
-	src, _ := chunkSource(kind, directive(0)+r.render(0, len(r.src)))
-	p, err := parseSource(s.yi.FileSet(), "_.go", kind, src)
+	r.Directive = directive
+	src, _ := cell.Source(kind, directive(0)+r.Render(0, len(r.Src)))
+	p, err := cell.Parse(s.yi.FileSet(), "_.go", kind, src)
 	if err != nil {
 		// The rewrite broke the syntax: a bug, but report it in cell terms.
 		return nil, &Error{Name: CompileError, Msg: "internal error: rewritten cell does not parse: " + err.Error(), Err: err}
 	}
-	prog, err := compileAST(s.yi, p.node())
+	prog, err := compileAST(s.yi, p.Node())
 	if err != nil {
 		return nil, s.compileError(err, code)
 	}
@@ -172,11 +204,11 @@ func compileAST(yi *interp.Interpreter, n ast.Node) (prog *interp.Program, err e
 // undefinedName returns the first name the chunk uses that neither the
 // chunk nor the session declares, if any. Names the session's records do
 // not show are looked up in the interpreter, which knows them all.
-func (s *Session) undefinedName(p parsed) *ast.Ident {
+func (s *Session) undefinedName(p cell.Parsed) *ast.Ident {
 	// Keys of composite literals are often field names, which the parser
 	// cannot resolve.
 	keys := map[*ast.Ident]bool{}
-	ast.Inspect(p.node(), func(n ast.Node) bool {
+	ast.Inspect(p.Node(), func(n ast.Node) bool {
 		if kv, ok := n.(*ast.KeyValueExpr); ok {
 			if id, ok := kv.Key.(*ast.Ident); ok {
 				keys[id] = true
@@ -201,7 +233,7 @@ func (s *Session) undefinedName(p parsed) *ast.Ident {
 		return global || s.comp.declared[name] || s.comp.imports[name] != ""
 	}
 	checked := map[string]bool{}
-	for _, id := range p.unresolved {
+	for _, id := range p.Unresolved {
 		if keys[id] || checked[id.Name] || slices.Contains(goPredeclared, id.Name) || known(id.Name) {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/compiler"
+	"github.com/emily-go/emily/interp/cell"
 )
 
 // Per-cell overrides, callers of jitted functions and `%jit --stats`.
@@ -91,19 +92,19 @@ type funcRefs struct {
 // noteFuncs records the functions a chunk declares and the names they use,
 // so that a function declared anew (or jitted) reaches the earlier
 // functions that call it (rebind.go).
-func (s *Session) noteFuncs(p parsed) {
-	if p.file == nil {
+func (s *Session) noteFuncs(p cell.Parsed) {
+	if p.File == nil {
 		return
 	}
 	s.jitMu.Lock()
 	defer s.jitMu.Unlock()
-	for _, d := range p.file.Decls {
+	for _, d := range p.File.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Recv != nil || fd.Body == nil {
 			continue
 		}
 		refs := map[string]bool{}
-		collectRefs(fd.Body, refs)
+		cell.CollectRefs(fd.Body, refs)
 		s.declSeq++
 		s.funcs[fd.Name.Name] = funcRefs{refs: refs, seq: s.declSeq}
 	}

@@ -72,7 +72,7 @@ func (s *Session) timeOnce(ctx context.Context, code string) (Result, error) {
 	_, _, assigned := timedParts(code)
 	u0, s0 := cpuTimes()
 	start := time.Now()
-	res, err := s.runCode(ctx, code, splitUnits(code))
+	res, err := s.runCode(ctx, code)
 	if err == nil {
 		produced := []any{res.Value}
 		if len(assigned) > 0 {

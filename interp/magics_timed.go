@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"github.com/emily-go/emily/interp/cell"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -33,7 +34,7 @@ type timedCode struct {
 // and evaluates the tensors it produced. Compiling it as a cell applies
 // the session's rewrites (interrupt checks in loops).
 func (s *Session) timedFunc(ctx context.Context, tc timedCode, cell string) (func(), error) {
-	try := func(wrap string) (Result, error) { return s.runCode(ctx, wrap, splitUnits(wrap)) }
+	try := func(wrap string) (Result, error) { return s.runCode(ctx, wrap) }
 	res, err := try(timedWrap(tc.src))
 	if err != nil {
 		// A final call without a value, a name that is no value: time
@@ -96,7 +97,7 @@ func timedParse(src string) (body, final string, assigned []string, lo, hi, prev
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(pre) }
 	body = src
 	if n := len(stmts); n > 0 {
-		if x, ok := stmts[n-1].(*ast.ExprStmt); ok && !isPrintCall(x.X) {
+		if x, ok := stmts[n-1].(*ast.ExprStmt); ok && !cell.IsPrintCall(x.X) {
 			lo, hi = off(x.Pos()), off(x.End())
 			final = src[lo:hi]
 			if n > 1 {

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/emily-go/emily/interp/cell"
 	"go/ast"
 	"regexp"
 	"sort"
@@ -24,11 +25,9 @@ import (
 
 // noteFuncSource records the rewritten source of function fd of a chunk,
 // rendered from r (whose edits compile used).
-func (s *Session) noteFuncSource(fd *ast.FuncDecl, r *rewriter, lo, hi int) {
-	for i := range r.edits {
-		r.edits[i].used = false
-	}
-	src := r.directive(lo) + r.render(lo, hi)
+func (s *Session) noteFuncSource(fd *ast.FuncDecl, r *cell.Rewriter, lo, hi int) {
+	r.Reset()
+	src := r.At(lo) + r.Render(lo, hi)
 	s.jitMu.Lock()
 	defer s.jitMu.Unlock()
 	fr := s.funcs[fd.Name.Name]
@@ -96,12 +95,12 @@ func (s *Session) declare(decls string) (err error) {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	src, _ := chunkSource(declChunk, decls)
-	p, err := parseSource(s.yi.FileSet(), "_.go", declChunk, src)
+	src, _ := cell.Source(cell.DeclChunk, decls)
+	p, err := cell.Parse(s.yi.FileSet(), "_.go", cell.DeclChunk, src)
 	if err != nil {
 		return err
 	}
-	prog, err := compileAST(s.yi, p.node())
+	prog, err := compileAST(s.yi, p.Node())
 	if err != nil {
 		return err
 	}

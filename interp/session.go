@@ -1,7 +1,8 @@
 // Package interp is the Emily for Go session: a yaegi interpreter with the
 // standard library and the emily tensor API, which runs notebook cells and
 // REPL entries. A cell may mix declarations and statements; its final
-// expression is its value; %magics at its top configure and inspect Jit;
+// expression is its value; %magics on any of its lines configure and
+// inspect Jit (interp/cell holds the cell grammar);
 // panics, compile errors and interrupts come back as errors and leave the
 // session usable. The REPL (cmd/emily-repl) and the Jupyter kernel both
 // drive a Session.
@@ -15,12 +16,14 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/emily-go/emily/compiler"
+	"github.com/emily-go/emily/interp/cell"
 	"github.com/emily-go/emily/interp/symbols"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -210,8 +213,9 @@ type Result struct {
 	MIME map[string]any
 }
 
-// Execute runs a cell: its %magic lines first (except a %jit of a function
-// the cell declares, which applies after the code), then its Go code.
+// Execute runs a cell: its cell magics (%%name) apply to all of it; its
+// declarations come first, as in a Go file; then its statements and line
+// magics (%name, on any line) run in cell order.
 // Output goes to stdout and stderr as it is produced. A failing cell
 // returns an *Error; the session keeps its state, including what the cell
 // did before it failed, and stays usable. Cancelling ctx interrupts the
@@ -257,60 +261,51 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 		s.releaseDead(code)
 	}()
 
-	magics, rest := splitMagics(code)
-	units := splitUnits(rest)
-	declaredHere := map[string]bool{}
-	for _, u := range units {
-		if u.funcName != "" {
-			declaredHere[u.funcName] = true
+	magics, rest := cell.Magics(code)
+	cellMagics, lineMagics, err := cell.SortMagics(magics, rest)
+	if err != nil {
+		e := s.cellError(rest, err)
+		if me, ok := e.(*Error); ok {
+			me.Name = MagicError
 		}
+		return Result{}, e
 	}
-	// %jit of a function the cell declares applies after the code runs.
-	var later []magicLine
-	for _, m := range magics {
-		if m.name == "jit" && namesAny(m.args, declaredHere) {
-			later = append(later, m)
-			continue
-		}
-		if m.name == "%jit" { // per-cell options, until the cell ends
+	for _, cm := range cellMagics {
+		m := toMagicLine(cm)
+		switch {
+		case m.name == "%jit": // per-cell options, until the cell ends
 			restore, err := s.cellJitMagic(m.args)
 			if err != nil {
 				return Result{}, err
 			}
 			defer restore()
-			continue
-		}
-		if isTimingMagic(m) {
-			res, cellDone, err := s.timingMagic(ctx, m, code, rest)
-			if err != nil || cellDone || strings.TrimSpace(rest) == "" {
-				return res, err
+		case isTimingMagic(m): // it runs the rest of the cell
+			if len(lineMagics) > 0 {
+				lm := lineMagics[0]
+				return Result{}, magicError("%s times the Go code of its cell, which cannot also hold the line magic %s (line %d): run that in a cell of its own", cm.Typed(), lm.Typed(), lm.Line)
 			}
-			continue
-		}
-		if err := s.runMagic(m); err != nil {
-			return Result{}, err
-		}
-	}
-	res, err := s.runCode(ctx, rest, units)
-	if err != nil {
-		return Result{}, err
-	}
-	for _, m := range later {
-		if err := s.runMagic(m); err != nil {
-			return Result{}, err
+			res, _, err := s.timingMagic(ctx, m, code, rest)
+			return res, err
+		case slices.Contains(strings.Split(knownMagics, ", "), strings.TrimPrefix(cm.Typed(), "%")):
+			// %%who, %%config…: a line magic typed as a cell magic.
+			return Result{}, magicError("%s is not a cell magic: use the line magic %s", cm.Typed(), strings.TrimPrefix(cm.Typed(), "%"))
+		default:
+			if err := s.runMagic(m); err != nil {
+				return Result{}, err
+			}
 		}
 	}
-	return res, nil
+	return s.runSteps(ctx, code, rest, lineMagics)
 }
 
-func namesAny(args []string, set map[string]bool) bool {
-	for _, a := range args {
-		if set[a] {
-			return true
-		}
-	}
-	return false
+// magicLine is a magic line as the magics take it (see cell.Magic).
+type magicLine struct {
+	name string // after the %: "jit", or "%jit" for %%jit
+	args []string
+	line int // 1-based line in the cell
 }
+
+func toMagicLine(m cell.Magic) magicLine { return magicLine{name: m.Name, args: m.Args, line: m.Line} }
 
 // onEvent reports the compiler's fallback events on the cell's stderr.
 func (s *Session) onEvent(e compiler.Event) {

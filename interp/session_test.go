@@ -118,7 +118,11 @@ func TestCellErrors(t *testing.T) {
 			ename: CompileError, msg: []string{"2:10", "undefined: undefinedName"}, traceTop: "2 | b := a + undefinedName"},
 		{name: "syntax error", cell: "x := 1\ny := 2 +* 3 )", ename: CompileError, msg: []string{"2:"}},
 		{name: "type mismatch", cell: "var s string = 3", ename: CompileError, msg: []string{"1:"}},
-		{name: "magic after code", cell: "x := 1\n%jit f", ename: CompileError, msg: []string{"2:1", "top of the cell"}},
+		{name: "cell magic after code", cell: "x := 1\n%%time", ename: MagicError, msg: []string{"2:1", "%%time is a cell magic", "must come first"}},
+		{name: "cell magic after a line magic", cell: "// timing\n%config\n%%timeit\nx := 1", ename: MagicError, msg: []string{"3:1", "%%timeit is a cell magic"}},
+		{name: "magic inside brackets", cell: "fmt.Println(1,\n%whos\n)", ename: CompileError, msg: []string{"2:1", "inside brackets"}},
+		{name: "no phantom brace", cell: "y := 1 +", ename: CompileError, msg: []string{"1:9", "expected operand, found the end of the cell"}},
+		{name: "a stray brace is the error", cell: "_ = 1\n}", ename: CompileError, msg: []string{"2:1", "unexpected '}'"}},
 		{name: "panic", cell: "func boom() { panic(\"boom\") }\nboom()", ename: PanicError,
 			msg: []string{"boom"}, traceTop: "in boom"},
 		{name: "runtime error", cell: "var m map[string]int\nm[\"a\"] = 1", ename: PanicError, msg: []string{"nil map"}},
@@ -174,6 +178,18 @@ func TestErrorPositionsWithRewrites(t *testing.T) {
 	want := fmt.Sprintf("2:%d", strings.Index(line, "undefinedName")+1)
 	if r.err == nil || !contains(r.err.Error(), want) {
 		t.Fatalf("error %v, want position %s", r.err, want)
+	}
+	// A go statement of a named function is rewritten whole (its callee
+	// and arguments go to temporaries): errors in it keep their places.
+	mustRun(t, s, "func f(n int) {}")
+	for cell, want := range map[string]string{
+		"go f(\"s\")":         "1:6: cannot convert",
+		"x := \"a\"\ngo f(x)": "2:6: cannot use type string",
+		"go f(1, 2)":          "1:9: too many arguments",
+	} {
+		if r := run(t, s, cell); r.err == nil || !strings.HasPrefix(r.err.Error(), want) {
+			t.Errorf("%q: %v, want %s", cell, r.err, want)
+		}
 	}
 }
 

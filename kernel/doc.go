@@ -18,4 +18,10 @@
 // they are answered while a cell runs. Interrupts arrive as
 // interrupt_request messages (the kernelspec's interrupt_mode is
 // "message") and cancel the context of the running Execute.
+//
+// The kernel parses no code: completion, inspection and is_complete
+// (whether Enter runs the cell or starts a new line) come from optional
+// interfaces of the Executor (Completer, KindCompleter, Inspector,
+// CompletenessChecker); without them it answers with no matches, not
+// found, or "unknown".
 package kernel

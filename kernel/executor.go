@@ -55,3 +55,12 @@ type Inspector interface {
 type Completer interface {
 	Complete(code string, cursor int) (matches []string, start, end int)
 }
+
+// CompletenessChecker is implemented by Executors that can tell whether a
+// cell is ready to run; the kernel answers is_complete_request with it.
+// status is "complete", "incomplete" (indent is then the next line's
+// indentation) or "invalid" (no more lines can make it valid). Without
+// one, the kernel answers "unknown".
+type CompletenessChecker interface {
+	CheckComplete(code string) (status, indent string)
+}

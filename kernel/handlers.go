@@ -6,8 +6,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/emily-go/emily/internal/iscomplete"
 )
 
 // dispatch answers one request that arrived on ch, between a busy and an
@@ -109,8 +107,13 @@ func (k *kernel) handleIsComplete(ch *channel, m *message) {
 	if !k.unmarshalContent(ch, m, &req) {
 		return
 	}
-	// The same answer the terminal REPL acts on (internal/iscomplete).
-	status, indent := iscomplete.Check(req.Code)
+	// The language's grammar is the Executor's: the kernel parses no Go.
+	// Without a checker, "unknown" is the protocol's answer (a console
+	// then decides itself whether Enter runs the code).
+	status, indent := "unknown", ""
+	if c, ok := k.exec.(CompletenessChecker); ok {
+		status, indent = c.CheckComplete(req.Code)
+	}
 	content := map[string]any{"status": status}
 	if status == "incomplete" {
 		content["indent"] = indent

@@ -71,6 +71,44 @@ func (f *fakeExec) Execute(ctx context.Context, code string, stdout, stderr io.W
 	return nil, nil
 }
 
+// CheckComplete makes fakeExec a CompletenessChecker: an open brace
+// asks for a line indented once more, a "}" alone is invalid.
+func (f *fakeExec) CheckComplete(code string) (status, indent string) {
+	switch {
+	case strings.HasSuffix(code, "{"):
+		return "incomplete", "\t"
+	case code == "}":
+		return "invalid", ""
+	}
+	return "complete", ""
+}
+
+// bareExec is an Executor and nothing more.
+type bareExec struct{}
+
+func (bareExec) Execute(context.Context, string, io.Writer, io.Writer) (MIMEBundle, error) {
+	return nil, nil
+}
+
+// TestIsCompleteAsksTheExecutor: the kernel parses no code itself; an
+// Executor that is no CompletenessChecker gets "unknown".
+func TestIsCompleteAsksTheExecutor(t *testing.T) {
+	for _, tt := range []struct {
+		exec Executor
+		code string
+		want map[string]any
+	}{
+		{newFakeExec(), "}", map[string]any{"status": "invalid"}},
+		{newFakeExec(), "if x {", map[string]any{"status": "incomplete", "indent": "\t"}},
+		{bareExec{}, "func f() {", map[string]any{"status": "unknown"}},
+	} {
+		ci, _ := startKernel(t, "k", tt.exec)
+		c := connect(t, ci)
+		id := c.send(c.shell, "is_complete_request", map[string]any{"code": tt.code})
+		mustEqual(t, fmt.Sprintf("%T %q", tt.exec, tt.code), content(t, c.reply(id)), tt.want)
+	}
+}
+
 func execute(code string, extra ...any) map[string]any {
 	c := map[string]any{"code": code, "silent": false, "store_history": true,
 		"user_expressions": map[string]any{}, "allow_stdin": false, "stop_on_error": true}

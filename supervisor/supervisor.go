@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/emily-go/emily/interp"
+	grammar "github.com/emily-go/emily/interp/cell" // "cell" names cells here
 )
 
 // Options configure a Supervisor.
@@ -160,10 +161,12 @@ func (sv *Supervisor) Execute(ctx context.Context, code string, stdout, stderr i
 func (sv *Supervisor) ExecuteFrom(ctx context.Context, origin interp.Origin, code string, stdout, stderr io.Writer) (Result, error) {
 	sv.execMu.Lock()
 	defer sv.execMu.Unlock()
-	switch strings.Join(strings.Fields(code), " ") {
-	case "%replay":
+	switch m, err := supervisorMagic(code); {
+	case err != nil:
+		return Result{}, err
+	case m == "%replay":
 		return Result{}, sv.replay(ctx, stdout, stderr)
-	case "%reset", "%reset -f":
+	case m == "%reset":
 		return Result{}, sv.reset(stdout)
 	}
 	w := sv.worker()
@@ -179,6 +182,31 @@ func (sv *Supervisor) ExecuteFrom(ctx context.Context, origin interp.Origin, cod
 		sv.succeeded = append(sv.succeeded, cellRecord{code, origin})
 	}
 	return res, err
+}
+
+// supervisorMagic returns "%reset" or "%replay" when the cell is that
+// magic alone (comments may stand around it), which the supervisor runs
+// itself: the worker cannot restart itself. Either one among other code
+// or magics is an error, as is an argument they do not take.
+func supervisorMagic(code string) (string, error) {
+	ms, rest := grammar.Magics(code)
+	for _, m := range ms {
+		if m.Name != "reset" && m.Name != "replay" {
+			continue
+		}
+		if len(ms) > 1 || grammar.HasCode(rest) {
+			return "", &interp.Error{Name: interp.MagicError, Msg: fmt.Sprintf("%s starts the session afresh: run it in a cell of its own", m.Typed())}
+		}
+		if len(m.Args) > 0 && !(m.Name == "reset" && len(m.Args) == 1 && m.Args[0] == "-f") {
+			usage := "%replay takes no arguments"
+			if m.Name == "reset" {
+				usage = "usage: %reset [-f]"
+			}
+			return "", &interp.Error{Name: interp.MagicError, Msg: fmt.Sprintf("%s %s: %s", m.Typed(), strings.Join(m.Args, " "), usage)}
+		}
+		return m.Typed(), nil
+	}
+	return "", nil
 }
 
 // run executes one cell in w and handles the ways it can end.

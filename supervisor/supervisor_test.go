@@ -350,3 +350,31 @@ func TestLateBindingAfterJitInTheWorker(t *testing.T) {
 		t.Errorf("train did not call the jitted step:\n%s", c.stdout)
 	}
 }
+
+// TestSupervisorMagics: %reset and %replay, which the supervisor runs,
+// are found by the session's magic grammar (comments may stand around
+// them), and either one among other code is an error that names it.
+func TestSupervisorMagics(t *testing.T) {
+	for code, want := range map[string]string{
+		"%reset":                  "%reset",
+		"  %reset -f  ":           "%reset",
+		"// start over\n%reset\n": "%reset",
+		"%replay":                 "%replay",
+		"/* again */ \n%replay":   "%replay",
+		"x := 1":                  "",
+		"%whos":                   "",
+		"s := `\n%reset\n`":       "",
+		"x := 1\n%reset":          "error: %reset starts the session afresh: run it in a cell of its own",
+		"%replay\n%whos":          "error: %replay starts the session afresh",
+		"%reset all":              "error: %reset all: usage: %reset [-f]",
+		"%replay 3":               "error: %replay 3: %replay takes no arguments",
+	} {
+		got, err := supervisorMagic(code)
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if !strings.HasPrefix(got, want) || (want == "" && got != "") {
+			t.Errorf("%q: %q, want %q", code, got, want)
+		}
+	}
+}

@@ -136,3 +136,33 @@ def test_a_cell_is_a_go_file_and_errors_name_the_cell(kc):
     content, msgs = run(kc, "\nvar n int = \"s\"")
     assert content["status"] == "error"
     assert f"cell{content['execution_count']}:2:" in content["evalue"], content
+
+
+def test_session_grammar_magics_scoping_and_is_complete(kc):
+    # Line magics after comments and mid-cell run in order; the cell's
+    # declarations come first, so %jit h reaches the call below it.
+    content, msgs = run(kc, "// a comment first\n%config")
+    assert content["status"] == "ok", content
+    assert "native=" in stdout_of(msgs)
+    content, msgs = run(kc, 'func h(a *emily.Tensor) *emily.Tensor { return emily.Add(a, a) }\n%jit h\nfmt.Println(h(emily.Ones(2)).Sum().Item())\n%jit')
+    assert content["status"] == "ok", content
+    out = stdout_of(msgs)  # the call's line, then %jit's listing (the kernel is shared)
+    assert out.startswith("4\n") and "\nh (default options)\n" in out, out
+    # Go's scoping: a block's := shadows; a loop variable ends with its loop.
+    run(kc, "sx := 1")
+    content, msgs = run(kc, "{\n\tsx := 2\n\t_ = sx\n}\nfor lu := 0; lu <= 100; lu += 10 {\n}\nfmt.Println(sx)")
+    assert content["status"] == "ok", content
+    assert stdout_of(msgs) == "1\n"
+    content, _ = run(kc, "lu")
+    assert content["status"] == "error" and "undefined: lu" in content["evalue"], content
+    _, msgs = run(kc, "%whos")
+    assert re.search(r"^sx\s", stdout_of(msgs), re.M) and not re.search(r"^lu\s", stdout_of(msgs), re.M), stdout_of(msgs)
+    # No wrapper text in messages.
+    content, _ = run(kc, "y := sx +")
+    assert content["status"] == "error" and "found the end of the cell" in content["evalue"], content
+    # is_complete comes from the session's grammar.
+    for code, status in [("func f() {", "incomplete"), ("x := 1\n%whos", "complete"), ("x := )", "invalid")]:
+        msg_id = kc.is_complete(code)
+        reply = kc.get_shell_msg(timeout=TIMEOUT)
+        assert reply["parent_header"]["msg_id"] == msg_id
+        assert reply["content"]["status"] == status, (code, reply["content"])

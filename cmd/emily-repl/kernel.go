@@ -12,6 +12,7 @@ import (
 
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/interp"
+	"github.com/emily-go/emily/interp/cell"
 	"github.com/emily-go/emily/kernel"
 )
 
@@ -45,6 +46,13 @@ func (k kernelExecutor) Complete(code string, cursor int) ([]string, int, int) {
 // CompleteKinds gives complete_reply the kind of each match.
 func (k kernelExecutor) CompleteKinds(code string, cursor int) ([]string, []string, int, int) {
 	return k.s.CompleteKinds(code, cursor)
+}
+
+// CheckComplete answers is_complete_request with the session's cell
+// grammar. It is pure Go parsing, so it runs here, not in the worker: it
+// answers while a cell runs and when the worker is down.
+func (k kernelExecutor) CheckComplete(code string) (status, indent string) {
+	return cell.CheckComplete(code)
 }
 
 // Inspect answers inspect_request (Shift-Tab) with the session's docs.

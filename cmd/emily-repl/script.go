@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/emily-go/emily/interp"
+	"github.com/emily-go/emily/interp/cell"
 )
 
 // runScript runs a Go file in the session like a Go file: the whole file
@@ -84,15 +85,21 @@ type scriptCell struct {
 }
 
 // scriptCells cuts a file into cells at the %magic lines and "// %%"
-// cell markers that follow Go code. Such a line inside a string or a
-// block continues it.
+// cell markers that follow Go code. The magic lines are the session's
+// (interp/cell: none stands inside a string, comment or bracket); a
+// marker inside a string or a block continues it.
 func scriptCells(s *interp.Session, code string) []scriptCell {
 	var cells []scriptCell
 	lines := strings.SplitAfter(code, "\n")
+	ms, _ := cell.Magics(code)
+	magic := map[int]bool{} // 0-based line numbers
+	for _, m := range ms {
+		magic[m.Line-1] = true
+	}
 	start, hasGo := 0, false
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if (strings.HasPrefix(t, "%") || cellMarker(t)) && hasGo {
+		if (magic[i] || cellMarker(t)) && hasGo {
 			prev := strings.Join(lines[start:i], "")
 			if ok, _ := s.IsComplete(prev); ok {
 				cells = append(cells, scriptCell{prev, start + 1})
@@ -100,7 +107,7 @@ func scriptCells(s *interp.Session, code string) []scriptCell {
 				continue
 			}
 		}
-		if t != "" && !strings.HasPrefix(t, "%") && !strings.HasPrefix(t, "//") {
+		if t != "" && !magic[i] && !strings.HasPrefix(t, "//") {
 			hasGo = true
 		}
 	}

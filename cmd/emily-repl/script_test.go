@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/emily-go/emily/interp"
 )
 
 // runFile runs the binary on a file holding src, with args after it.
@@ -72,5 +75,24 @@ func TestScriptOsExitSetsTheStatus(t *testing.T) {
 	out, errOut, code := runFile(t, "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tfmt.Println(\"before\")\n\tos.Exit(3)\n\tfmt.Println(\"after\")\n}\n")
 	if code != 3 || out != "before\n" || errOut != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestScriptCellsCutAtTheSessionsMagicLines: a file is cut at the magic
+// lines of the session's grammar, so a "%" line in a raw string stays Go.
+func TestScriptCellsCutAtTheSessionsMagicLines(t *testing.T) {
+	s, err := interp.New(interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	code := "s := `\n%d items\n`\n// %% next\nx := 1\n%who\ny := 2\n"
+	var got []string
+	for _, c := range scriptCells(s, code) {
+		got = append(got, fmt.Sprintf("%d:%q", c.line, c.code))
+	}
+	want := []string{"1:\"s := `\\n%d items\\n`\\n\"", "4:\"// %% next\\nx := 1\\n\"", "6:\"%who\\ny := 2\\n\""}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("cells\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

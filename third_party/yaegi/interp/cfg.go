@@ -686,9 +686,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if dest.typ.incomplete {
 						return
 					}
-					if sc.global && !isLoopInit(n) {
+					if sc.global && gtaDefined(n) {
 						// Do not overload existing symbols (defined in GTA) in global scope.
-						// A loop's init declares its own variables (emily patch 43).
+						// A define in a block, or in the init of an if, for or
+						// switch, declares a new variable of that scope, which
+						// shadows the global one. (emily patch 70)
 						sym, _, _ = sc.lookup(dest.ident)
 						if sym != nil && sym.kind == bltnSym {
 							// A constant or variable named like a builtin
@@ -869,9 +871,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						n.gen = assignFromCall
 					}
 				}
-				// emily patch 8: but the comma-ok forms' generators that
-				// compDefineX set on the right side were since replaced by
-				// cfg's own (a plain index, assertion or receive); set them again.
+				// But cfg has since replaced the two-result gen that GTA
+				// gave a comma-ok source (m[k] read as one value, ok never
+				// set): set it again. (emily patch 71)
 				commaOkGen(n)
 				break
 			}
@@ -2283,6 +2285,74 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 	return initNodes, err
 }
 
+// commaOkType returns the type of the value of a comma-ok expression: a
+// map index, a type assertion or a receive. cfg has typed src already; GTA,
+// which declares a comma-ok define of the global scope (`v, ok := m[k]` at
+// the top level of a REPL input), runs before cfg and must work it out:
+// src.typ was nil there, and the symbol's nil type panicked ("nil type").
+// (emily patch 71)
+func commaOkType(sc *scope, src *node) (*itype, error) {
+	if src.kind == typeAssertExpr && src.child[1].typ != nil {
+		return src.child[1].typ, nil
+	}
+	if src.kind != typeAssertExpr && src.typ != nil {
+		return src.typ, nil
+	}
+	var t *itype
+	switch src.kind {
+	case indexExpr:
+		mt, err := nodeType(src.interp, sc, src.child[0])
+		if err != nil {
+			return nil, err
+		}
+		for mt.cat == linkedT {
+			mt = mt.val
+		}
+		switch mt.cat {
+		case mapT:
+			t = mt.val
+		case valueT:
+			if mt.rtype.Kind() == reflect.Map {
+				t = valueTOf(mt.rtype.Elem())
+			}
+		}
+	case typeAssertExpr:
+		var err error
+		if t, err = nodeType(src.interp, sc, src.child[1]); err != nil {
+			return nil, err
+		}
+	case unaryExpr:
+		ct, err := nodeType(src.interp, sc, src.child[0])
+		if err != nil {
+			return nil, err
+		}
+		t = chanElement(ct)
+	}
+	if t == nil {
+		return nil, src.cfgErrorf("invalid comma-ok expression: cannot find the type of its value")
+	}
+	return t, nil
+}
+
+// commaOkGen gives the source of the comma-ok define n the gen that
+// writes both results, as compDefineX does. (emily patch 71)
+func commaOkGen(n *node) {
+	switch src := n.lastChild(); src.kind {
+	case indexExpr:
+		src.gen = getIndexMap2
+	case typeAssertExpr:
+		if n.child[0].ident == "_" {
+			src.gen = typeAssertStatus
+		} else {
+			src.gen = typeAssertLong
+		}
+	case unaryExpr:
+		if src.action == aRecv {
+			src.gen = recv2
+		}
+	}
+}
+
 func compDefineX(sc *scope, n *node) error {
 	l := len(n.child) - 1
 	types := []*itype{}
@@ -2322,10 +2392,11 @@ func compDefineX(sc *scope, n *node) error {
 		}
 
 	case indexExpr:
-		if err := srcType(sc, src); err != nil {
+		t, err := commaOkType(sc, src)
+		if err != nil {
 			return err
 		}
-		types = append(types, src.typ, sc.getType("bool"))
+		types = append(types, t, sc.getType("bool"))
 		n.child[l].gen = getIndexMap2
 		n.gen = nop
 
@@ -2335,21 +2406,20 @@ func compDefineX(sc *scope, n *node) error {
 		} else {
 			n.child[l].gen = typeAssertLong
 		}
-		if n.child[l].child[1].typ == nil {
-			if err := srcType(sc, src); err != nil {
-				return err
-			}
-			n.child[l].child[1].typ = src.typ
+		t, err := commaOkType(sc, src)
+		if err != nil {
+			return err
 		}
-		types = append(types, n.child[l].child[1].typ, sc.getType("bool"))
+		types = append(types, t, sc.getType("bool"))
 		n.gen = nop
 
 	case unaryExpr:
 		if n.child[l].action == aRecv {
-			if err := srcType(sc, src); err != nil {
+			t, err := commaOkType(sc, src)
+			if err != nil {
 				return err
 			}
-			types = append(types, src.typ, sc.getType("bool"))
+			types = append(types, t, sc.getType("bool"))
 			n.child[l].gen = recv2
 			n.gen = nop
 		}
@@ -2397,44 +2467,6 @@ func compDefineX(sc *scope, n *node) error {
 		n.child[i].typ = t
 		n.child[i].findex = index
 	}
-	return nil
-}
-
-// commaOkGen sets the generator of the right side of `v, ok := src`.
-func commaOkGen(n *node) {
-	l := len(n.child) - 1
-	switch src := n.child[l]; src.kind {
-	case indexExpr:
-		src.gen = getIndexMap2
-	case typeAssertExpr:
-		if n.child[0].ident == "_" {
-			src.gen = typeAssertStatus
-		} else {
-			src.gen = typeAssertLong
-		}
-	case unaryExpr:
-		if src.action == aRecv {
-			src.gen = recv2
-		}
-	}
-}
-
-// srcType sets the type of the right side of a comma-ok define where the
-// global type analysis (gta) calls compDefineX before cfg has typed it:
-// `v, ok := m[k]`, `v, ok := <-ch` or `v, ok := x.(T)` at the top level.
-// emily patch 8.
-func srcType(sc *scope, src *node) error {
-	if src.typ != nil {
-		return nil
-	}
-	t, err := nodeType(src.interp, sc, src)
-	if err != nil {
-		return err
-	}
-	if t == nil || t.incomplete {
-		return src.cfgErrorf("undefined type of %s", src.kind)
-	}
-	src.typ = t
 	return nil
 }
 
@@ -2522,30 +2554,26 @@ func getVars(n *node) (vars []*node) {
 func genGlobalVarDecl(nodes []*node, sc *scope) (*node, error) {
 	varNode := &node{kind: varDecl, action: aNop, gen: nop}
 
-	// emily patch 9: a dependency is waited for only if it is declared
-	// here too; one declared by an earlier compile (a previous REPL input)
-	// is already initialized, and waiting for it made "var b = a" in a
-	// later input a "variable definition loop".
-	declared := map[*node]bool{}
-	for _, n := range nodes {
-		declared[n] = true
-	}
 	deps := map[*node][]*node{}
 	for _, n := range nodes {
-		for _, d := range getVarDependencies(n, sc) {
-			if declared[d] {
-				deps[n] = append(deps[n], d)
-			}
-		}
+		deps[n] = getVarDependencies(n, sc)
 	}
 
+	// A variable declared by an earlier compile (an earlier REPL input) is
+	// initialized already: only the nodes of this set can wait for each
+	// other. Counting the others made `var y = x`, with x from an earlier
+	// input, a "variable definition loop". (emily patch 72)
 	inited := map[*node]bool{}
+	inSet := map[*node]bool{}
+	for _, n := range nodes {
+		inSet[n] = true
+	}
 	revisit := []*node{}
 	for {
 		for _, n := range nodes {
 			canInit := true
 			for _, d := range deps[n] {
-				if !inited[d] {
+				if inSet[d] && !inited[d] {
 					canInit = false
 				}
 			}
@@ -3271,15 +3299,19 @@ func sizeof(n *node) {
 }
 
 // gtaDefined reports whether GTA has already declared the variables of the
-// global define n: GTA skips every statement block but its root, so a
-// define in a nested block of the global scope (a top-level for body in
-// the REPL) is left to cfg. (emily patch 2)
+// global define n: GTA declares only the defines of the global scope
+// itself, so a define in a nested block of the global scope (a top-level
+// for body in the REPL) is left to cfg (emily patch 2), and so is one in
+// the init of a top-level if, for or switch, whose variable belongs to
+// that statement's scope (emily patch 70).
 func gtaDefined(n *node) bool {
 	if isLoopInit(n) {
 		return false // emily patch 43
 	}
-	for a := n.anc; a != nil; a = a.anc {
-		if a.kind == blockStmt && a.anc != nil {
+	for a := n.anc; a != nil && a.anc != nil; a = a.anc {
+		switch a.kind {
+		case varDecl, constDecl, declStmt:
+		default:
 			return false
 		}
 	}

@@ -40,8 +40,10 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			}
 
 		case defineStmt:
-			if isLoopInit(n) {
-				return false // a loop's variables are the loop's, even at top level (emily patch 43)
+			if !gtaDefined(n) {
+				// The variable of an if, for or switch init: cfg declares it
+				// in the statement's scope. (emily patch 70)
+				return false
 			}
 			var (
 				atyp *itype
@@ -113,8 +115,8 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			return false
 
 		case defineXStmt:
-			if isLoopInit(n) {
-				return false // as above (emily patch 43)
+			if !gtaDefined(n) {
+				return false // as for defineStmt (emily patch 70)
 			}
 			err = compDefineX(sc, n)
 

@@ -1,4 +1,4 @@
-package interp
+package cell
 
 import (
 	"fmt"
@@ -38,19 +38,19 @@ func TestPlanChunks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			chunks, err := planChunks(tt.code, splitUnits(tt.code), func(u unit) bool { return isExprUnit(tt.code, u) })
+			chunks, err := planChunks(tt.code, Split(tt.code), func(u Unit) bool { return IsExprUnit(tt.code, u) }, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
 			for _, c := range chunks {
-				kind := c.kind.String()
-				if c.show {
+				kind := c.Kind.String()
+				if c.Show {
 					kind += "+show"
 				}
 				var us []string
-				for _, u := range c.units {
-					us = append(us, tt.code[u.lo:u.hi])
+				for _, u := range c.Units {
+					us = append(us, tt.code[u.Lo:u.Hi])
 				}
 				got = append(got, kind+":"+strings.Join(us, ";"))
 			}
@@ -71,52 +71,47 @@ func TestPlanErrors(t *testing.T) {
 		"import \"time\"\nvar time string":       "2:5: time redeclared in this block (other declaration at 1:8)",
 		"import (\n\t\"time\"\n\t\"time\"\n)":    "3:2: time redeclared in this block (other declaration at 2:2)",
 		"import \"math/rand/v2\"\nrand := 1":     "rand redeclared in this block",
+		"x := 1\nreturn":                         "2:1: return outside a function",
+		"if true {\n\treturn 5\n}":               "2:2: return outside a function",
+		"break":                                  "1:1: break is not in a loop, switch, or select",
+		"switch {\ndefault:\n\tcontinue\n}":      "3:2: continue is not in a loop",
 	}
 	for code, want := range tests {
-		_, err := planChunks(code, splitUnits(code), func(unit) bool { return false })
-		ce, ok := err.(*cellError)
+		_, err := planChunks(code, Split(code), func(Unit) bool { return false }, nil)
+		ce, ok := err.(*Error)
 		if !ok {
 			t.Errorf("%q: got %v, want %q", code, err, want)
 			continue
 		}
-		line, col := lineCol(code, ce.off)
-		got := fmt.Sprintf("%d:%d: %s", line, col, ce.msg)
-		if ce.prev >= 0 {
-			l, c := lineCol(code, ce.prev)
+		line, col := LineCol(code, ce.Off)
+		got := fmt.Sprintf("%d:%d: %s", line, col, ce.Msg)
+		if ce.Prev >= 0 {
+			l, c := LineCol(code, ce.Prev)
 			got += fmt.Sprintf(" (other declaration at %d:%d)", l, c)
 		}
 		if !strings.Contains(got, want) {
 			t.Errorf("%q: got %s, want %q", code, got, want)
 		}
 	}
-	for _, code := range []string{"x, err := f()\ny, err := g()", "func init() {}\nfunc init() {}", "var _ = 1\nvar _ = 2", "import \"fmt\"\nimport f \"fmt\"\nimport _ \"os\"\nimport _ \"io\""} {
-		if _, err := planChunks(code, splitUnits(code), func(unit) bool { return false }); err != nil {
+	for _, code := range []string{"f := func() int { return 1 }", "for {\n\tswitch {\n\tdefault:\n\t\tcontinue\n\t}\n\tbreak\n}", "L:\nfor {\n\tselect {\n\tdefault:\n\t\tbreak L\n\t}\n}", "x, err := f()\ny, err := g()", "func init() {}\nfunc init() {}", "var _ = 1\nvar _ = 2", "import \"fmt\"\nimport f \"fmt\"\nimport _ \"os\"\nimport _ \"io\""} {
+		if _, err := planChunks(code, Split(code), func(Unit) bool { return false }, nil); err != nil {
 			t.Errorf("%q: %v", code, err)
 		}
 	}
 }
 
-func TestSplitMagics(t *testing.T) {
-	ms, rest := splitMagics("%config native=false\n\n%jit fuse=true f g\nx := 1\n%notmagic")
-	if len(ms) != 2 || ms[0].name != "config" || ms[1].name != "jit" || strings.Join(ms[1].args, " ") != "fuse=true f g" || ms[1].line != 3 {
-		t.Errorf("magics %+v", ms)
-	}
-	if len(rest) != len("%config native=false\n\n%jit fuse=true f g\nx := 1\n%notmagic") || !strings.HasSuffix(rest, "\nx := 1\n%notmagic") || strings.Contains(rest[:30], "%") {
-		t.Errorf("rest %q", rest)
-	}
-}
-
 func TestRewriteGo(t *testing.T) {
 	code := "go f(x, 1, g(y)...)\ngo func(n int) { use(n) }(i)\ngo println(\"a\")\ngo s.m(\n\ta,\n)"
-	p, err := parseSource(tokenFileSet(), "", stmtChunk, stmtPrefix+code+stmtSuffix)
+	p, err := Parse(token.NewFileSet(), "", StmtChunk, stmtPrefix+code+stmtSuffix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rewriter{src: code}
+	r := &Rewriter{Src: code}
 	seq := 0
-	rewriteChunk(r, p, offsetIn(p, len(stmtPrefix)), &seq)
-	r.sortEdits()
-	got := r.render(0, len(code))
+	const goRecoverStmt = "RECOVER(); "
+	RewriteChunk(r, p, offsetIn(len(stmtPrefix)), &seq, Hooks{LoopCheck: "CHECK(); ", GoRecover: goRecoverStmt})
+	r.Sort()
+	got := r.Render(0, len(code))
 	want := "{ __emily_go0, __emily_go0_0, __emily_go0_2 := f, x, g(y); go func() { " + goRecoverStmt + "__emily_go0(__emily_go0_0, 1, __emily_go0_2...) }() }\n" +
 		"go func(n int) {" + goRecoverStmt + " use(n) }(i)\n" +
 		"{ go func() { " + goRecoverStmt + "println(\"a\") }() }\n" +
@@ -129,10 +124,8 @@ func TestRewriteGo(t *testing.T) {
 	}
 }
 
-func tokenFileSet() *token.FileSet { return token.NewFileSet() }
-
-// offsetIn converts positions of p, parsed from a source of one file with
-// prefix bytes before the code, to code offsets.
-func offsetIn(p parsed, prefix int) func(token.Pos) int {
+// offsetIn converts positions of a source parsed alone in its file set,
+// with prefix bytes before the code, to code offsets.
+func offsetIn(prefix int) func(token.Pos) int {
 	return func(pos token.Pos) int { return int(pos) - 1 - prefix }
 }

@@ -1,15 +1,16 @@
-package interp
+package cell
 
 import (
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// A cell is one compilation unit, like a Go file: its declarations see
+// A cell is one compilation Unit, like a Go file: its declarations see
 // each other whatever their order, and its imports are usable throughout.
 // Its statements still run in order, at the top level of the session. The
 // planner gets there by compiling first the cell's imports, then its
@@ -18,25 +19,94 @@ import (
 // func f() int { return x }) cannot go first: it stays in its place among
 // the statements, with the declarations that depend on it.
 
-// cellError is an error at a cell offset; the session adds the position,
-// and that of an earlier declaration when prev >= 0.
-type cellError struct {
-	off  int
-	msg  string
-	prev int
+// Error is an error at a cell offset; the session adds the position, and
+// that of an earlier declaration when Prev >= 0.
+type Error struct {
+	Off  int
+	Msg  string
+	Prev int
 }
 
-func (e *cellError) Error() string { return e.msg }
+func (e *Error) Error() string { return e.Msg }
+
+// Step is one thing a cell does: a line magic or a chunk of Go.
+type Step struct {
+	Magic *Magic // a line magic, or nil
+	Chunk *Chunk
+}
+
+// Plan returns what a cell does, in order. code is the cell with its
+// magic lines blanked and magics its line magics (see Magics). The cell's
+// imports and the declarations that do not depend on its statements come
+// first, as in a Go file, where every declaration sees the others; then
+// its statements, the declarations that use their variables, and its line
+// magics, in cell order: `func h…` then `%jit h` then `h(x)` declares h,
+// jits it and calls the jitted h. Line magics above all of the cell's Go
+// code run before anything, as in IPython (`%config device=cpu` above
+// `var w = emily.Ones(3)`), except those that name a function the cell
+// declares (`%jit h` above `func h`), which wait for the declarations. The
+// last step shows the cell's value when it is a chunk that ends with an
+// expression statement.
+func Plan(code string, magics []Magic) ([]Step, error) {
+	var barriers []int
+	for _, m := range magics {
+		barriers = append(barriers, m.Off)
+	}
+	units := Split(code)
+	chunks, err := planChunks(code, units, func(u Unit) bool { return IsExprUnit(code, u) }, barriers)
+	if err != nil {
+		return nil, err
+	}
+	firstGo, funcs := len(code), map[string]bool{}
+	for _, u := range units {
+		firstGo = min(firstGo, u.Lo)
+		if u.FuncName != "" {
+			funcs[u.FuncName] = true
+		}
+	}
+	var steps []Step
+	add := func(m *Magic) { steps = append(steps, Step{Magic: m}) }
+	var waiting []*Magic // leading magics that name a function of the cell
+	next := 0            // the first magic not yet placed
+	for ; next < len(magics) && magics[next].Off < firstGo; next++ {
+		if m := &magics[next]; slices.ContainsFunc(m.Args, func(a string) bool { return funcs[a] }) {
+			waiting = append(waiting, m)
+		} else {
+			add(m)
+		}
+	}
+	flush := func() {
+		for _, m := range waiting {
+			add(m)
+		}
+		waiting = nil
+	}
+	for i := range chunks {
+		c := &chunks[i]
+		if !c.Hoisted {
+			flush()
+			for ; next < len(magics) && magics[next].Off < c.Units[0].Lo; next++ {
+				add(&magics[next])
+			}
+		}
+		steps = append(steps, Step{Chunk: c})
+	}
+	flush()
+	for ; next < len(magics); next++ {
+		add(&magics[next])
+	}
+	return steps, nil
+}
 
 // planChunks groups a cell's units into the chunks to compile and run, in
-// order. isExpr reports whether a unit is an expression statement: the
-// chunk of the cell's last unit shows its value when it is one.
-func planChunks(code string, units []unit, isExpr func(unit) bool) ([]chunk, error) {
+// order. isExpr reports whether a Unit is an expression statement: the
+// chunk of the cell's last Unit shows its value when it is one.
+func planChunks(code string, units []Unit, isExpr func(Unit) bool, barriers []int) ([]Chunk, error) {
 	units, err := dropPackageClause(code, units)
 	if err != nil {
 		return nil, err
 	}
-	var cs []chunk
+	var cs []Chunk
 	if len(units) == 0 {
 		return nil, nil
 	}
@@ -44,34 +114,40 @@ func planChunks(code string, units []unit, isExpr func(unit) bool) ([]chunk, err
 	if !ok {
 		// A syntax error: chunks in cell order, so that compiling them
 		// reports the error with its position.
-		cs = groupInOrder(units)
+		cs = groupInOrder(units, barriers)
 	} else {
 		if err := checkRedeclared(code, units, decls, stmts); err != nil {
 			return nil, err
 		}
-		cs = hoist(units, decls, stmts)
+		for i := range units {
+			if us := stmts[i]; us != nil && us.misplaced >= 0 {
+				return nil, &Error{us.misplaced, us.why, -1}
+			}
+		}
+		cs = hoist(units, decls, stmts, barriers)
 	}
-	if last := units[len(units)-1]; !last.decl && isExpr(last) {
-		cs[len(cs)-1].show = true
+	last := units[len(units)-1]
+	if !last.Decl && isExpr(last) && !slices.ContainsFunc(barriers, func(b int) bool { return b >= last.Hi }) {
+		cs[len(cs)-1].Show = true
 	}
 	return cs, nil
 }
 
 // dropPackageClause removes a leading "package main" unit: a session is
 // package main, so the clause is accepted and means nothing.
-func dropPackageClause(code string, units []unit) ([]unit, error) {
-	var out []unit
+func dropPackageClause(code string, units []Unit) ([]Unit, error) {
+	var out []Unit
 	for i, u := range units {
-		if !u.isPkg {
+		if !u.Package {
 			out = append(out, u)
 			continue
 		}
-		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(code[u.lo:u.hi]), "package"))
+		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(code[u.Lo:u.Hi]), "package"))
 		if i > 0 {
-			return nil, &cellError{u.lo, "syntax error: a package clause must come first in the cell", -1}
+			return nil, &Error{u.Lo, "syntax error: a package clause must come first in the cell", -1}
 		}
 		if name != "main" {
-			return nil, &cellError{u.lo, fmt.Sprintf("package %s: a session runs package main; write package main or leave the clause out", name), -1}
+			return nil, &Error{u.Lo, fmt.Sprintf("package %s: a session runs package main; write package main or leave the clause out", name), -1}
 		}
 	}
 	return out, nil
@@ -81,6 +157,50 @@ func dropPackageClause(code string, units []unit) ([]unit, error) {
 type unitSyntax struct {
 	names []namePos       // top-level names it declares (:= for statements)
 	refs  map[string]bool // names it uses (for declarations)
+	// misplaced is the offset of a statement that Go allows only inside a
+	// function, loop, switch or select, where the session's top level is
+	// none (why says so), or -1.
+	misplaced int
+	why       string
+}
+
+type misplacedStmt struct {
+	n   ast.Node
+	why string
+}
+
+// branchCheck finds a return outside any function literal, and a break
+// or continue without a label outside the loop, switch or select it
+// needs: Go rejects them, yaegi crashed on the return and ignored the
+// others.
+type branchCheck struct {
+	loop, breakable bool
+	found           *misplacedStmt
+}
+
+func (v branchCheck) Visit(n ast.Node) ast.Visitor {
+	if v.found.n != nil {
+		return nil
+	}
+	switch n := n.(type) {
+	case *ast.FuncLit:
+		return nil
+	case *ast.ForStmt, *ast.RangeStmt:
+		return branchCheck{loop: true, breakable: true, found: v.found}
+	case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+		return branchCheck{loop: v.loop, breakable: true, found: v.found}
+	case *ast.ReturnStmt:
+		*v.found = misplacedStmt{n, "return outside a function: a cell's statements run at the session's top level, where there is nothing to return from"}
+	case *ast.BranchStmt:
+		switch {
+		case n.Label != nil:
+		case n.Tok == token.BREAK && !v.breakable:
+			*v.found = misplacedStmt{n, "break is not in a loop, switch, or select"}
+		case n.Tok == token.CONTINUE && !v.loop:
+			*v.found = misplacedStmt{n, "continue is not in a loop"}
+		}
+	}
+	return v
 }
 
 type namePos struct {
@@ -93,15 +213,15 @@ type namePos struct {
 }
 
 // parseUnits parses the cell's declarations as one file and its statements
-// as one function body, and returns what each unit declares and uses
+// as one function body, and returns what each Unit declares and uses
 // (indexed like units). ok is false on a syntax error.
-func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok bool) {
-	var du, su []unit
+func parseUnits(code string, units []Unit) (decls, stmts map[int]*unitSyntax, ok bool) {
+	var du, su []Unit
 	for _, u := range units {
-		if u.decl {
+		if u.Decl {
 			// Imports use no names: leaving them out lets a cell import
 			// after a declaration, which a Go file may not.
-			if !u.isImport {
+			if !u.Import {
 				du = append(du, u)
 			}
 		} else {
@@ -110,7 +230,7 @@ func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok
 	}
 	index := func(off int) int {
 		for i, u := range units {
-			if off >= u.lo && off < u.hi {
+			if off >= u.Lo && off < u.Hi {
 				return i
 			}
 		}
@@ -119,10 +239,10 @@ func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok
 	decls, stmts = map[int]*unitSyntax{}, map[int]*unitSyntax{}
 	fset := token.NewFileSet()
 	for i, u := range units {
-		if !u.isImport {
+		if !u.Import {
 			continue
 		}
-		src, prefix := chunkSource(declChunk, maskUnits(code, []unit{u}))
+		src, prefix := Source(DeclChunk, Mask(code, []Unit{u}))
 		f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly)
 		if err != nil {
 			return nil, nil, false
@@ -136,7 +256,7 @@ func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok
 		decls[i] = us
 	}
 	if len(du) > 0 {
-		src, prefix := chunkSource(declChunk, maskUnits(code, du))
+		src, prefix := Source(DeclChunk, Mask(code, du))
 		f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
 		if err != nil {
 			return nil, nil, false
@@ -158,11 +278,11 @@ func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok
 				}
 				us.names = append(us.names, n)
 			}
-			collectRefs(d, us.refs)
+			CollectRefs(d, us.refs)
 		}
 	}
 	if len(su) > 0 {
-		src, prefix := chunkSource(stmtChunk, maskUnits(code, su))
+		src, prefix := Source(StmtChunk, Mask(code, su))
 		f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
 		if err != nil {
 			return nil, nil, false
@@ -175,7 +295,12 @@ func parseUnits(code string, units []unit) (decls, stmts map[int]*unitSyntax, ok
 			if i < 0 {
 				return nil, nil, false
 			}
-			us := &unitSyntax{}
+			us := &unitSyntax{misplaced: -1}
+			var found misplacedStmt
+			ast.Walk(branchCheck{found: &found}, st)
+			if found.n != nil {
+				us.misplaced, us.why = fset.Position(found.n.Pos()).Offset-prefix, found.why
+			}
 			if a, ok := st.(*ast.AssignStmt); ok && a.Tok == token.DEFINE {
 				for _, l := range a.Lhs {
 					if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
@@ -242,10 +367,10 @@ func declNames(d ast.Decl) []*ast.Ident {
 	return out
 }
 
-// collectRefs adds the names n uses to refs. It over-approximates (a local
+// CollectRefs adds the names n uses to refs. It over-approximates (a local
 // variable counts as a use of the global of that name), which only keeps
 // a declaration in place when it could have gone first.
-func collectRefs(n ast.Node, refs map[string]bool) {
+func CollectRefs(n ast.Node, refs map[string]bool) {
 	ast.Inspect(n, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
@@ -266,7 +391,7 @@ func collectRefs(n ast.Node, refs map[string]bool) {
 // checkRedeclared reports a name declared twice at the top level of the
 // cell, as Go does within a file. Statements may define a name again with
 // := (x, err := …; y, err := …), so two statements never conflict.
-func checkRedeclared(code string, units []unit, decls, stmts map[int]*unitSyntax) error {
+func checkRedeclared(code string, units []Unit, decls, stmts map[int]*unitSyntax) error {
 	type first struct {
 		off            int
 		decl, isImport bool
@@ -286,7 +411,7 @@ func checkRedeclared(code string, units []unit, decls, stmts map[int]*unitSyntax
 				if prev.isImport && n.funcOff >= 0 {
 					off = n.funcOff
 				}
-				return &cellError{off, n.name + " redeclared in this block", prev.off}
+				return &Error{off, n.name + " redeclared in this block", prev.off}
 			}
 			if _, ok := seen[n.name]; !ok {
 				seen[n.name] = first{n.off, isDecl, n.isImport}
@@ -299,7 +424,7 @@ func checkRedeclared(code string, units []unit, decls, stmts map[int]*unitSyntax
 // hoist plans the chunks of a cell that parses: its imports, then its
 // declarations that do not depend on its statements, then the rest (its
 // statements and the declarations that use their variables) in order.
-func hoist(units []unit, decls, stmts map[int]*unitSyntax) []chunk {
+func hoist(units []Unit, decls, stmts map[int]*unitSyntax, barriers []int) []Chunk {
 	defined := map[string]bool{} // names the cell's statements define
 	for _, us := range stmts {
 		for _, n := range us.names {
@@ -324,49 +449,54 @@ func hoist(units []unit, decls, stmts map[int]*unitSyntax) []chunk {
 			}
 		}
 	}
-	var imports, first []unit
-	var rest []unit
+	var imports, first []Unit
+	var rest []Unit
 	for i, u := range units {
 		switch {
-		case u.isImport:
+		case u.Import:
 			imports = append(imports, u)
-		case u.decl && !pinned[i]:
+		case u.Decl && !pinned[i]:
 			first = append(first, u)
 		default:
 			rest = append(rest, u)
 		}
 	}
-	var cs []chunk
+	var cs []Chunk
 	if len(imports) > 0 {
-		cs = append(cs, chunk{kind: declChunk, units: imports})
+		cs = append(cs, Chunk{Kind: DeclChunk, Units: imports, Hoisted: true})
 	}
 	if len(first) > 0 {
-		cs = append(cs, chunk{kind: declChunk, units: first})
+		cs = append(cs, Chunk{Kind: DeclChunk, Units: first, Hoisted: true})
 	}
-	return append(cs, groupInOrder(rest)...)
+	return append(cs, groupInOrder(rest, barriers)...)
 }
 
 // groupInOrder groups consecutive units of one kind. Imports must precede
 // other declarations in a Go file, so an import after a declaration starts
-// a new chunk. (Each chunk is a separate yaegi run, between which
-// goroutines that the chunk started would race with yaegi growing its
-// global frame: the final expression stays in its chunk.)
-func groupInOrder(units []unit) []chunk {
-	var cs []chunk
+// a new chunk, and so does a unit after a line magic (at an offset in
+// barriers), which runs between the two. (Each chunk is a separate yaegi
+// run, between which goroutines that the chunk started would race with
+// yaegi growing its global frame: the final expression stays in its
+// chunk.)
+func groupInOrder(units []Unit, barriers []int) []Chunk {
+	var cs []Chunk
 	hasNonImport := false
+	prevHi := -1
 	for _, u := range units {
-		kind := stmtChunk
-		if u.decl {
-			kind = declChunk
+		kind := StmtChunk
+		if u.Decl {
+			kind = DeclChunk
 		}
 		last := len(cs) - 1
-		if last >= 0 && cs[last].kind == kind && !(u.isImport && hasNonImport) {
-			cs[last].units = append(cs[last].units, u)
-			hasNonImport = hasNonImport || !u.isImport
+		between := slices.ContainsFunc(barriers, func(b int) bool { return b >= prevHi && b < u.Lo })
+		prevHi = u.Hi
+		if last >= 0 && cs[last].Kind == kind && !(u.Import && hasNonImport) && !between {
+			cs[last].Units = append(cs[last].Units, u)
+			hasNonImport = hasNonImport || !u.Import
 			continue
 		}
-		cs = append(cs, chunk{kind: kind, units: []unit{u}})
-		hasNonImport = !u.isImport
+		cs = append(cs, Chunk{Kind: kind, Units: []Unit{u}})
+		hasNonImport = !u.Import
 	}
 	return cs
 }

@@ -1,4 +1,4 @@
-package interp
+package cell
 
 import (
 	"go/scanner"
@@ -14,88 +14,55 @@ import (
 // sorts each into a declaration or a statement by its first tokens; the
 // planner (plan.go) groups them into chunks, evaluated in order.
 
-type chunkKind int
+// Kind is what a chunk holds: declarations or statements.
+type Kind int
 
 const (
-	declChunk chunkKind = iota // declarations: a Go file without its package clause
-	stmtChunk                  // statements, run in the global scope
+	DeclChunk Kind = iota // declarations: a Go file without its package clause
+	StmtChunk             // statements, run in the global scope
 )
 
-func (k chunkKind) String() string { return [...]string{"decl", "stmt"}[k] }
+func (k Kind) String() string { return [...]string{"decl", "stmt"}[k] }
 
-// unit is one top-level declaration or statement: cell bytes [lo, hi).
-type unit struct {
-	lo, hi   int
-	semi     int // offset of the ";" written after the unit, or -1
-	decl     bool
-	isImport bool
-	isPkg    bool   // a package clause
-	funcName string // for "func name(": the function it declares
+// Unit is one top-level declaration or statement: cell bytes [Lo, Hi).
+type Unit struct {
+	Lo, Hi   int
+	Semi     int // offset of the ";" written after the unit, or -1
+	Decl     bool
+	Import   bool   // an import declaration
+	Package  bool   // a package clause
+	FuncName string // for "func name(": the function it declares
 }
 
-// chunk is a set of units compiled and run together: the cell's
+// Chunk is a set of units compiled and run together: the cell's
 // declarations that may come first, or a run of statements.
-type chunk struct {
-	kind  chunkKind
-	units []unit // in cell order
-	// show: the chunk ends with the cell's final expression statement,
+type Chunk struct {
+	Kind  Kind
+	Units []Unit // in cell order
+	// Show: the chunk ends with the cell's final expression statement,
 	// whose value is the cell's.
-	show bool
+	Show bool
+	// Hoisted: the chunk holds imports or declarations that run before
+	// the cell's statements and line magics, wherever they stand.
+	Hoisted bool
 }
 
-// text returns the cell with every byte outside the chunk's units blanked
+// Text returns the cell with every byte outside the chunk's units blanked
 // (newlines kept), so that offsets in it are offsets in the cell.
-func (c chunk) text(code string) string {
-	return maskUnits(code, c.units)
+func (c Chunk) Text(code string) string {
+	return Mask(code, c.Units)
 }
 
-func maskUnits(code string, us []unit) string {
-	b := []byte(blank(code))
+// Mask returns code with every byte outside the units blanked.
+func Mask(code string, us []Unit) string {
+	b := []byte(Blank(code))
 	for _, u := range us {
-		copy(b[u.lo:u.hi], code[u.lo:u.hi])
-		if u.semi >= 0 {
-			b[u.semi] = ';'
+		copy(b[u.Lo:u.Hi], code[u.Lo:u.Hi])
+		if u.Semi >= 0 {
+			b[u.Semi] = ';'
 		}
 	}
 	return string(b)
-}
-
-// magicLine is a %name line at the top of a cell.
-type magicLine struct {
-	name string
-	args []string
-	line int // 1-based line in the cell
-}
-
-// splitMagics takes the magic lines off the top of a cell (blank lines may
-// separate them) and returns them with the rest of the cell, where the
-// magic lines are blanked so positions stay those of the cell.
-func splitMagics(cell string) ([]magicLine, string) {
-	var ms []magicLine
-	off := 0
-	for line := 1; off < len(cell); line++ {
-		end := strings.IndexByte(cell[off:], '\n')
-		if end < 0 {
-			end = len(cell)
-		} else {
-			end += off
-		}
-		text := strings.TrimSpace(cell[off:end])
-		switch {
-		case text == "":
-		case strings.HasPrefix(text, "%"):
-			m := magicLine{line: line}
-			// The name follows the % directly: "% jit" has none.
-			if f := strings.Fields(text[1:]); len(f) > 0 && strings.HasPrefix(text[1:], f[0]) {
-				m.name, m.args = f[0], f[1:]
-			}
-			ms = append(ms, m)
-		default:
-			return ms, blank(cell[:off]) + cell[off:]
-		}
-		off = end + 1
-	}
-	return ms, blank(cell)
 }
 
 type scanTok struct {
@@ -103,21 +70,21 @@ type scanTok struct {
 	t   token.Token
 }
 
-// splitUnits cuts code into top-level units. Scanning errors are left to
-// the parser, which reports them with better messages.
-func splitUnits(code string) []unit {
+// Split cuts code into top-level units. Scanning errors are left to the
+// parser, which reports them with better messages.
+func Split(code string) []Unit {
 	fset := token.NewFileSet()
 	file := fset.AddFile("", fset.Base(), len(code))
 	var s scanner.Scanner
 	s.Init(file, []byte(code), func(token.Position, string) {}, 0)
 
-	var units []unit
+	var units []Unit
 	var toks []scanTok
 	depth := 0
 	flush := func(end, semi int) {
 		if len(toks) > 0 {
 			u := classify(toks[0].off, end, toks, code)
-			u.semi = semi
+			u.Semi = semi
 			units = append(units, u)
 		}
 		toks = toks[:0]
@@ -152,21 +119,21 @@ func splitUnits(code string) []unit {
 // classify sorts a unit into a declaration or a statement from its first
 // tokens. "func" starts a declaration when a name follows, or a receiver
 // and then a name and "(" or "["; otherwise it starts a function literal.
-func classify(lo, hi int, toks []scanTok, code string) unit {
-	u := unit{lo: lo, hi: hi}
+func classify(lo, hi int, toks []scanTok, code string) Unit {
+	u := Unit{Lo: lo, Hi: hi}
 	at := func(i int) token.Token { return toks[i].t }
 	n := len(toks)
 	switch at(0) {
 	case token.PACKAGE:
-		u.decl, u.isPkg = true, true
+		u.Decl, u.Package = true, true
 	case token.IMPORT:
-		u.decl, u.isImport = true, true
+		u.Decl, u.Import = true, true
 	case token.TYPE, token.VAR, token.CONST:
-		u.decl = true
+		u.Decl = true
 	case token.FUNC:
 		if n > 1 && at(1) == token.IDENT {
-			u.decl = true
-			u.funcName = identAt(code, lo)
+			u.Decl = true
+			u.FuncName = identAt(code, lo)
 			break
 		}
 		if n > 1 && at(1) == token.LPAREN {
@@ -179,7 +146,7 @@ func classify(lo, hi int, toks []scanTok, code string) unit {
 					depth--
 				}
 				if depth == 0 {
-					u.decl = i+2 < n && at(i+1) == token.IDENT && (at(i+2) == token.LPAREN || at(i+2) == token.LBRACK)
+					u.Decl = i+2 < n && at(i+1) == token.IDENT && (at(i+2) == token.LPAREN || at(i+2) == token.LBRACK)
 					break
 				}
 			}

@@ -1,7 +1,8 @@
-// Package iscomplete decides whether a cell is ready to run: the one
-// answer that the terminal REPL (read another line, or run) and the
-// Jupyter kernel (is_complete_request) both give.
-package iscomplete
+package cell
+
+// Whether a cell is ready to run: the one answer that the terminal REPL
+// (read another line, or run) and the Jupyter kernel (is_complete_request,
+// through the session) both give.
 
 import (
 	"go/parser"
@@ -17,7 +18,7 @@ const (
 	Invalid    = "invalid"    // no continuation can make it valid: run it, so the error shows
 )
 
-// Check classifies a cell. %magic lines at its top are skipped.
+// CheckComplete classifies a cell. Its magic lines are skipped.
 //
 //   - "incomplete": a { ( or [ is unclosed, a raw string or block comment
 //     is unterminated, or the last line cannot end a statement (it ends in
@@ -33,8 +34,8 @@ const (
 // For "incomplete", indent is the next line's indentation: a tab per
 // unclosed bracket, one for a continued expression, none inside a raw
 // string or comment, whose content an indent would change.
-func Check(code string) (status, indent string) {
-	rest := skipMagics(code)
+func CheckComplete(code string) (status, indent string) {
+	_, rest := Magics(code)
 	if strings.TrimSpace(rest) == "" {
 		return Complete, ""
 	}
@@ -141,29 +142,6 @@ func parsesTo(u string) (at int, ok bool) {
 		best = max(best, min(at, len(u)))
 	}
 	return best, false
-}
-
-// skipMagics blanks the %magic lines at the top of a cell (blank lines
-// may separate them), keeping offsets.
-func skipMagics(cell string) string {
-	off := 0
-	for off < len(cell) {
-		end := strings.IndexByte(cell[off:], '\n')
-		if end < 0 {
-			end = len(cell)
-		} else {
-			end += off
-		}
-		t := strings.TrimSpace(cell[off:end])
-		if t != "" && !strings.HasPrefix(t, "%") {
-			break
-		}
-		off = end + 1
-	}
-	if off >= len(cell) {
-		return ""
-	}
-	return strings.Repeat(" ", off) + cell[off:]
 }
 
 // closer returns the token that closes the bracket open.

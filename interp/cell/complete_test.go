@@ -1,8 +1,8 @@
-package iscomplete
+package cell
 
 import "testing"
 
-func TestCheck(t *testing.T) {
+func TestCheckComplete(t *testing.T) {
 	tests := []struct {
 		code, status, indent string
 	}{
@@ -59,7 +59,7 @@ func TestCheck(t *testing.T) {
 		{"x := 1 1 (", Invalid, ""},
 	}
 	for _, tt := range tests {
-		status, indent := Check(tt.code)
+		status, indent := CheckComplete(tt.code)
 		if status != tt.status || indent != tt.indent {
 			t.Errorf("Check(%q) = %q, %q; want %q, %q", tt.code, status, indent, tt.status, tt.indent)
 		}
