@@ -227,6 +227,7 @@ type Interpreter struct {
 	roots    []*node
 	generic  map[string]*node
 	rootRefs map[int]bool // global frame slots function bodies may read (emily patch 100)
+	released map[int]bool // global frame slots ReleaseUnreachable replaced
 	refsMu   sync.Mutex   // guards rootRefs
 
 	hooks *hooks // symbol hooks

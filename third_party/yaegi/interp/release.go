@@ -75,7 +75,7 @@ func (interp *Interpreter) noteLazySlot(n *node) {
 
 // ReleaseUnreachable replaces every slot of the global frame that no code
 // can read again (see above) with a zero value, and returns how many slots
-// held a value that it dropped. Call it between inputs, while no
+// it replaced (each once: a released slot stays released). Call it between inputs, while no
 // interpreted goroutine runs top-level code (goroutines running function
 // bodies are safe: the slots they can reach are kept).
 func (interp *Interpreter) ReleaseUnreachable() int {
@@ -103,12 +103,18 @@ func (interp *Interpreter) ReleaseUnreachable() int {
 	}
 	data := interp.frame.data
 	types := interp.universe.types
+	if interp.released == nil {
+		interp.released = map[int]bool{}
+	}
 	dropped := 0
-	for i, v := range data {
-		if live[i] || interp.rootRefs[i] || i >= len(types) || !v.IsValid() || v.IsZero() {
+	for i := range data {
+		// The slot's value is not read: a dead temporary can alias storage
+		// that a running goroutine writes (the element behind ts[0]).
+		if live[i] || interp.rootRefs[i] || interp.released[i] || i >= len(types) {
 			continue
 		}
 		data[i] = reflect.New(types[i]).Elem()
+		interp.released[i] = true
 		dropped++
 	}
 	return dropped
