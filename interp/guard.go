@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/emily-go/emily/internal/goid"
@@ -82,6 +83,12 @@ func (s *Session) callbackGuard(run func()) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.rt.reportPanic(r, callbackPanic)
+			if bytes.Contains(ownStack(), []byte("net/http.(*conn).serve(")) {
+				// net/http recovers a handler's panic itself and aborts
+				// the response, as Go programs see it; ErrAbortHandler
+				// keeps that, without its log line (reported above).
+				panic(http.ErrAbortHandler)
+			}
 		}
 	}()
 	run()
@@ -118,7 +125,7 @@ func (s *Session) reportGoPanic(v any, where int) {
 		msg += "\n  at " + pos + " in " + funcLabel(f.fn)
 	}
 	if where == callbackPanic {
-		msg += "\n(the callback returned zero values; the session and its variables are kept)"
+		msg += "\n(the callback ended; the session and its variables are kept)"
 	} else {
 		msg += "\n(the goroutine ended; the session goes on)"
 	}

@@ -100,6 +100,10 @@ func TestHTTPHandlerPanicReported(t *testing.T) {
 	if !strings.Contains(r.stderr, "handler down") || r.res.Text != "5" {
 		t.Fatalf("stderr %q, value %q", r.stderr, r.res.Text)
 	}
+	// The client sees the aborted response, as with Go's net/http.
+	if r := mustRun(t, s, "err != nil"); r.res.Text != "true" {
+		t.Errorf("http.Get of a panicking handler succeeded")
+	}
 }
 
 // TestDisplayAndPlotArePreImported: like fmt and emily, display and plot
