@@ -182,14 +182,27 @@ func unwrapValue(v any) any {
 // still inside a compiled call: it holds whatever that call holds (a
 // lock, a connection, an MLX stream) until the call returns.
 func (s *Session) notePending() {
+	if s.pendingRunning() && !s.pendingNoted {
+		s.pendingNoted = true
+		fmt.Fprintln(s.stderr, "note: the cell interrupted last is still inside a call of compiled code; it ends when that call returns, and what the call holds (a lock, a connection) stays held until then")
+	}
+}
+
+// pendingRunning reports whether the goroutine of an interrupted cell is
+// still inside its compiled call (and forgets it once it is not). While
+// it is, it may still write the session's variables when the call
+// returns, and an MLX evaluation holds MLX's locks: the release of dead
+// values waits (release.go reads both).
+func (s *Session) pendingRunning() bool {
 	if s.pending == 0 {
-		return
+		return false
 	}
 	marker := []byte(fmt.Sprintf("created by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext in goroutine %d\n", s.pending))
 	if goroutineRunning(marker) {
-		fmt.Fprintln(s.stderr, "note: the cell interrupted last is still inside a call of compiled code; it ends when that call returns, and what the call holds (a lock, a connection) stays held until then")
+		return true
 	}
-	s.pending = 0
+	s.pending, s.pendingNoted = 0, false
+	return false
 }
 
 // goroutineRunning reports whether a goroutine's traceback contains marker.
