@@ -164,6 +164,16 @@ func (s *Session) stopReports() {
 	s.executing.Store(false)
 }
 
+// toolFault, when set (by tests), runs at the start of each tool: a
+// panic injected there stands for a bug in the tool's own code.
+var toolFault func(tool string)
+
+func faultPoint(tool string) {
+	if toolFault != nil {
+		toolFault(tool)
+	}
+}
+
 // toolPanicked turns r, a panic of the session's own tooling
 // (completion, inspection, is-complete) recovered by its caller, into a
 // report, so that a Tab never ends the session; the tool then answers

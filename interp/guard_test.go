@@ -127,3 +127,35 @@ func TestDisplayAndPlotArePreImported(t *testing.T) {
 		}
 	}
 }
+
+// TestToolPanicsAreReported: a panic in completion, inspection or
+// is-complete (here injected) answers nothing and is reported with the
+// next cell; the session goes on.
+func TestToolPanicsAreReported(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "x := 1")
+	toolFault = func(tool string) { panic("injected into " + tool) }
+	defer func() { toolFault = nil }()
+	if m, start, end := s.Complete("fmt.Pr", 6); m != nil || start != 6 || end != 6 {
+		t.Errorf("Complete after a panic: %v %d %d", m, start, end)
+	}
+	if m, k, _, _ := s.CompleteKinds("fmt.Pr", 6); len(m) != 0 || len(k) != 0 {
+		t.Errorf("CompleteKinds after a panic: %v %v", m, k)
+	}
+	if text, found := s.Inspect("fmt.Println", 5); found || text != "" {
+		t.Errorf("Inspect after a panic: %q %v", text, found)
+	}
+	if ok, _ := s.IsComplete("func f() {"); !ok {
+		t.Errorf("IsComplete after a panic says incomplete")
+	}
+	toolFault = nil
+	r := mustRun(t, s, "x + 1")
+	for _, tool := range []string{"completion", "inspection", "is-complete"} {
+		if !strings.Contains(r.stderr, "internal error: "+tool+" panicked: injected into "+tool) {
+			t.Errorf("no report of the %s panic: %q", tool, r.stderr)
+		}
+	}
+	if r.res.Text != "2" {
+		t.Errorf("x + 1 = %q", r.res.Text)
+	}
+}
