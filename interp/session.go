@@ -32,7 +32,9 @@ import (
 type Options struct {
 	// Stdout and Stderr receive what interpreted code prints outside an
 	// Execute call (goroutines still running after their cell). Default:
-	// os.Stdout and os.Stderr.
+	// os.Stdout and os.Stderr. The reports of panics that end goroutines
+	// or callbacks between cells go to the next cell's stderr instead,
+	// where the user looks (guard.go).
 	Stdout, Stderr io.Writer
 	// Stdin is what fmt.Scan* and os.Stdin read. Default: os.Stdin.
 	Stdin io.Reader
