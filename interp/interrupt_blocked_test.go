@@ -38,6 +38,11 @@ func TestInterruptBlocked(t *testing.T) {
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("%q: interrupt took %v", cell, d)
 		}
+		for sub, call := range map[string]string{"mu.Lock": "sync.(*Mutex).Lock", "wg.Wait": "sync.(*WaitGroup).Wait", "conn.Read": "net.(*conn).Read", "NewCond": "sync.(*Cond).Wait"} {
+			if strings.Contains(cell, sub) && !strings.Contains(r.err.Error(), "blocked in "+call) {
+				t.Errorf("%q: %v, want it to name %s", cell, r.err, call)
+			}
+		}
 		// The next cell runs at once, with the session's variables.
 		start = time.Now()
 		if r := mustRun(t, s, "kept + 1"); r.res.Text != "43" {
