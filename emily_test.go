@@ -216,7 +216,7 @@ func TestHintsAnswerTheError(t *testing.T) {
 	i := emily.Arange(6).Reshape(2, 3)
 	f := emily.Ones(2, 3)
 	for name, c := range map[string]struct {
-		fn         func()
+		fn        func()
 		want, not string
 	}{
 		"matmul int32":  {func() { emily.Matmul(i, emily.Arange(6).Reshape(3, 2)).Eval() }, "Astype(emily.Float32)", "inner dimensions"},

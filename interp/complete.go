@@ -129,6 +129,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			matches, start, end = nil, cursor, cursor
 		}
 	}()
+	faultPoint("completion")
 	if cursor < 0 || cursor > len(code) {
 		cursor = len(code)
 	}
@@ -199,6 +200,7 @@ func (s *Session) IsComplete(code string) (complete bool, indent string) {
 			complete, indent = true, "" // running it reports what is wrong
 		}
 	}()
+	faultPoint("is-complete")
 	status, indent := cell.CheckComplete(code)
 	return status != cell.Incomplete, indent
 }

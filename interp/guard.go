@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/emily-go/emily/internal/goid"
@@ -82,6 +83,12 @@ func (s *Session) callbackGuard(run func()) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.rt.reportPanic(r, callbackPanic)
+			if bytes.Contains(ownStack(), []byte("net/http.(*conn).serve(")) {
+				// net/http recovers a handler's panic itself and aborts
+				// the response, as Go programs see it; ErrAbortHandler
+				// keeps that, without its log line (reported above).
+				panic(http.ErrAbortHandler)
+			}
 		}
 	}()
 	run()
@@ -118,7 +125,7 @@ func (s *Session) reportGoPanic(v any, where int) {
 		msg += "\n  at " + pos + " in " + funcLabel(f.fn)
 	}
 	if where == callbackPanic {
-		msg += "\n(the callback returned zero values; the session and its variables are kept)"
+		msg += "\n(the callback ended; the session and its variables are kept)"
 	} else {
 		msg += "\n(the goroutine ended; the session goes on)"
 	}
@@ -155,6 +162,16 @@ func (s *Session) stopReports() {
 	s.reportMu.Lock()
 	defer s.reportMu.Unlock()
 	s.executing.Store(false)
+}
+
+// toolFault, when set (by tests), runs at the start of each tool: a
+// panic injected there stands for a bug in the tool's own code.
+var toolFault func(tool string)
+
+func faultPoint(tool string) {
+	if toolFault != nil {
+		toolFault(tool)
+	}
 }
 
 // toolPanicked turns r, a panic of the session's own tooling

@@ -61,14 +61,19 @@ func TestShowPanickingMIMEBundle(t *testing.T) {
 func TestCallbackPanicKeepsSession(t *testing.T) {
 	s, _ := newSession(t)
 	mustRun(t, s, "import \"time\"", "x := 41")
-	mustRun(t, s, "time.AfterFunc(time.Millisecond, func() {\n\tpanic(\"tick\")\n})")
+	// The timer fires after its cell ended (were the machine slow enough
+	// for it to fire before, the report would be in that cell's output).
+	set := mustRun(t, s, "time.AfterFunc(50*time.Millisecond, func() {\n\tpanic(\"tick\")\n})")
 	time.Sleep(300 * time.Millisecond)
 	r := mustRun(t, s, "x + 1")
 	if r.res.Text != "42" {
 		t.Fatalf("x + 1 = %q after the callback panic", r.res.Text)
 	}
-	if !strings.Contains(r.stderr, "panic in a callback") || !strings.Contains(r.stderr, "tick") || !strings.Contains(r.stderr, "cell3:2:2") {
-		t.Fatalf("the next cell's stderr does not report the callback's panic at cell3:2:2: %q", r.stderr)
+	if got := set.stderr + r.stderr; !strings.Contains(got, "panic in a callback") || !strings.Contains(got, "tick") || !strings.Contains(got, "2:2") {
+		t.Fatalf("no report of the callback's panic at cell3:2:2: %q", got)
+	}
+	if set.stderr == "" && !strings.Contains(r.stderr, "cell3:2:2") {
+		t.Errorf("reported with the next cell, the position must name the cell: %q", r.stderr)
 	}
 	// While a cell runs, the report is in its output.
 	r = mustRun(t, s, "time.AfterFunc(time.Millisecond, func() { panic(\"during\") })\ntime.Sleep(300 * time.Millisecond)\nx")
@@ -95,6 +100,10 @@ func TestHTTPHandlerPanicReported(t *testing.T) {
 	if !strings.Contains(r.stderr, "handler down") || r.res.Text != "5" {
 		t.Fatalf("stderr %q, value %q", r.stderr, r.res.Text)
 	}
+	// The client sees the aborted response, as with Go's net/http.
+	if r := mustRun(t, s, "err != nil"); r.res.Text != "true" {
+		t.Errorf("http.Get of a panicking handler succeeded")
+	}
 }
 
 // TestDisplayAndPlotArePreImported: like fmt and emily, display and plot
@@ -116,5 +125,37 @@ func TestDisplayAndPlotArePreImported(t *testing.T) {
 		if !r.res.Shown {
 			t.Errorf("%q shows nothing", cell)
 		}
+	}
+}
+
+// TestToolPanicsAreReported: a panic in completion, inspection or
+// is-complete (here injected) answers nothing and is reported with the
+// next cell; the session goes on.
+func TestToolPanicsAreReported(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "x := 1")
+	toolFault = func(tool string) { panic("injected into " + tool) }
+	defer func() { toolFault = nil }()
+	if m, start, end := s.Complete("fmt.Pr", 6); m != nil || start != 6 || end != 6 {
+		t.Errorf("Complete after a panic: %v %d %d", m, start, end)
+	}
+	if m, k, _, _ := s.CompleteKinds("fmt.Pr", 6); len(m) != 0 || len(k) != 0 {
+		t.Errorf("CompleteKinds after a panic: %v %v", m, k)
+	}
+	if text, found := s.Inspect("fmt.Println", 5); found || text != "" {
+		t.Errorf("Inspect after a panic: %q %v", text, found)
+	}
+	if ok, _ := s.IsComplete("func f() {"); !ok {
+		t.Errorf("IsComplete after a panic says incomplete")
+	}
+	toolFault = nil
+	r := mustRun(t, s, "x + 1")
+	for _, tool := range []string{"completion", "inspection", "is-complete"} {
+		if !strings.Contains(r.stderr, "internal error: "+tool+" panicked: injected into "+tool) {
+			t.Errorf("no report of the %s panic: %q", tool, r.stderr)
+		}
+	}
+	if r.res.Text != "2" {
+		t.Errorf("x + 1 = %q", r.res.Text)
 	}
 }

@@ -61,6 +61,7 @@ func (s *Session) Inspect(code string, cursor int) (text string, found bool) {
 			text, found = "", false
 		}
 	}()
+	faultPoint("inspection")
 	expr := exprAt(code, cursor)
 	if expr == "" {
 		return "", false

@@ -57,6 +57,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 		select {
 		case err = <-done:
 		case <-grace.C:
+			call := blockedIn(id)
 			stop()
 			<-done
 			s.pending = id
@@ -71,7 +72,10 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 					e.Source = sourceLines(code, o, s.origin.line())
 				}
 			case <-time.After(100 * time.Millisecond):
-				e.Msg = fmt.Sprintf("interrupted while the cell was blocked in a call of compiled code (a lock or a wait, a read, an MLX evaluation): it was stopped there after %v, and the call is left to return; the session and its variables are kept", s.grace)
+				if call == "" {
+					call = "a call of compiled code (a lock or a wait, a read, an MLX evaluation)"
+				}
+				e.Msg = fmt.Sprintf("interrupted while the cell was blocked in %s: it was stopped there after %v, and the call is left to return; the session and its variables are kept", call, s.grace)
 			}
 			return e
 		}
@@ -182,14 +186,69 @@ func unwrapValue(v any) any {
 // still inside a compiled call: it holds whatever that call holds (a
 // lock, a connection, an MLX stream) until the call returns.
 func (s *Session) notePending() {
+	if s.pendingRunning() && !s.pendingNoted {
+		s.pendingNoted = true
+		fmt.Fprintln(s.stderr, "note: the cell interrupted last is still inside a call of compiled code; it ends when that call returns, and what the call holds (a lock, a connection) stays held until then")
+	}
+}
+
+// pendingRunning reports whether the goroutine of an interrupted cell is
+// still inside its compiled call (and forgets it once it is not). While
+// it is, it may still write the session's variables when the call
+// returns, and an MLX evaluation holds MLX's locks: the release of dead
+// values waits (release.go reads both).
+func (s *Session) pendingRunning() bool {
 	if s.pending == 0 {
-		return
+		return false
 	}
 	marker := []byte(fmt.Sprintf("created by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext in goroutine %d\n", s.pending))
 	if goroutineRunning(marker) {
-		fmt.Fprintln(s.stderr, "note: the cell interrupted last is still inside a call of compiled code; it ends when that call returns, and what the call holds (a lock, a connection) stays held until then")
+		return true
 	}
-	s.pending = 0
+	s.pending, s.pendingNoted = 0, false
+	return false
+}
+
+// blockedIn names the compiled function that the cell's goroutine (the
+// one ExecuteWithContext starts from goroutine outer) called and is
+// blocked in, e.g. "sync.(*WaitGroup).Wait", from its traceback: the
+// outermost frame above yaegi's own and reflect's. "" if none is found.
+func blockedIn(outer uint64) string {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	marker := fmt.Sprintf("created by github.com/traefik/yaegi/interp.(*Interpreter).ExecuteWithContext in goroutine %d\n", outer)
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if !strings.Contains(g, marker) {
+			continue
+		}
+		// Function lines alternate with their file lines, innermost first.
+		lines := strings.Split(g, "\n")[1:]
+		called := ""
+		for i := 0; i+1 < len(lines); i += 2 {
+			fn := lines[i]
+			if strings.HasPrefix(fn, "created by ") {
+				break
+			}
+			if k := strings.LastIndexByte(fn, '('); k > 0 {
+				fn = fn[:k]
+			}
+			if strings.HasPrefix(fn, "github.com/traefik/yaegi/") || strings.HasPrefix(fn, "reflect.") {
+				if called != "" {
+					return called
+				}
+				continue
+			}
+			called = fn
+		}
+	}
+	return ""
 }
 
 // goroutineRunning reports whether a goroutine's traceback contains marker.

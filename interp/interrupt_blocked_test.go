@@ -12,6 +12,7 @@ package interp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,11 @@ func TestInterruptBlocked(t *testing.T) {
 		}
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("%q: interrupt took %v", cell, d)
+		}
+		for sub, call := range map[string]string{"mu.Lock": "sync.(*Mutex).Lock", "wg.Wait": "sync.(*WaitGroup).Wait", "conn.Read": "net.(*conn).Read", "NewCond": "sync.(*Cond).Wait"} {
+			if strings.Contains(cell, sub) && !strings.Contains(r.err.Error(), "blocked in "+call) {
+				t.Errorf("%q: %v, want it to name %s", cell, r.err, call)
+			}
 		}
 		// The next cell runs at once, with the session's variables.
 		start = time.Now()
@@ -102,5 +108,27 @@ func TestSleepInAGoroutineIsNotInterrupted(t *testing.T) {
 	}
 	if r := mustRun(t, s, "<-done"); r.res.Text != "true" {
 		t.Fatalf("the goroutine's sleep: %q", r.res.Text)
+	}
+}
+
+// TestInterruptALongMLXEvaluation: an interrupt during an evaluation
+// inside MLX returns within the grace period, and the session goes on
+// (the release of dead values waited on MLX until the evaluation ended).
+func TestInterruptALongMLXEvaluation(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "a := emily.Ones(2048, 2048)\na.Eval()", "kept := 1")
+	start := time.Now()
+	mustRun(t, s, "emily.Matmul(a, a).Sum().Item()")
+	one := time.Since(start)
+	n := max(4, int(3*time.Second/max(one, time.Millisecond))) // a few seconds of work
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	r := runCtx(t, ctx, s, fmt.Sprintf("b := a\nfor i := 0; i < %d; i++ { b = emily.Matmul(b, a) }\nb.Sum().Item()", n))
+	if d := time.Since(start); errorName(r.err) != Interrupted || d > 2*time.Second {
+		t.Fatalf("interrupting %d products of %v each: %v after %v", n, one, r.err, d)
+	}
+	if r := mustRun(t, s, "kept + 1"); r.res.Text != "2" {
+		t.Fatalf("kept + 1 = %q", r.res.Text)
 	}
 }

@@ -35,7 +35,9 @@ import (
 type Options struct {
 	// Stdout and Stderr receive what interpreted code prints outside an
 	// Execute call (goroutines still running after their cell). Default:
-	// os.Stdout and os.Stderr.
+	// os.Stdout and os.Stderr. The reports of panics that end goroutines
+	// or callbacks between cells go to the next cell's stderr instead,
+	// where the user looks (guard.go).
 	Stdout, Stderr io.Writer
 	// Stdin is what fmt.Scan* and os.Stdin read. Default: os.Stdin.
 	Stdin io.Reader
@@ -72,12 +74,13 @@ type Session struct {
 	frames *frameFilter
 	grace  time.Duration
 
-	filesMu sync.Mutex // goroutine panics map positions while a cell runs
-	cellNum int        // Execute calls so far
-	origin  Origin     // of the cell being run
-	code    string     // the cell being run, magic lines blanked
-	goSeq   int        // go statements rewritten so far
-	pending uint64     // goroutine of an execution stopped while in a compiled call
+	filesMu      sync.Mutex // goroutine panics map positions while a cell runs
+	cellNum      int        // Execute calls so far
+	origin       Origin     // of the cell being run
+	code         string     // the cell being run, magic lines blanked
+	goSeq        int        // go statements rewritten so far
+	pending      uint64     // goroutine of an execution stopped while in a compiled call
+	pendingNoted bool       // the next cell was told it still runs
 
 	gopath     string   // where imports of Go source are looked up
 	importable []string // import paths of the built-in packages
@@ -258,7 +261,9 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 		s.stdout.set(nil)
 		s.stderr.set(nil)
 		s.refreshCompletion()
-		s.releaseDead(code)
+		if !s.pendingRunning() { // an interrupted cell's call may still write, and hold MLX
+			s.releaseDead(code)
+		}
 	}()
 
 	magics, rest := cell.Magics(code)

@@ -184,11 +184,12 @@ func TestPanicInCallbackKeepsTheSession(t *testing.T) {
 	sv := newSupervisor(t, 5*time.Second)
 	mustOK(t, sv, `import "time"`)
 	mustOK(t, sv, "x := 41")
-	mustOK(t, sv, `time.AfterFunc(10*time.Millisecond, func() { panic("boom") })`)
+	set := mustOK(t, sv, `time.AfterFunc(50*time.Millisecond, func() { panic("boom") })`)
 	time.Sleep(500 * time.Millisecond)
 	c := mustOK(t, sv, "x + 1")
-	if c.res.Text != "42" || !strings.Contains(c.stderr, "panic in a callback") || !strings.Contains(c.stderr, "boom") {
-		t.Fatalf("after the callback's panic: value %q, stderr %q", c.res.Text, c.stderr)
+	// In the next reply, or in the setting cell's if it fired that soon.
+	if got := set.stderr + c.stderr; c.res.Text != "42" || !strings.Contains(got, "panic in a callback") || !strings.Contains(got, "boom") {
+		t.Fatalf("after the callback's panic: value %q, stderr %q", c.res.Text, got)
 	}
 }
 
