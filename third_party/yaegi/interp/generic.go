@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"sync/atomic"
 )
@@ -72,7 +73,14 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 							return nil, err
 						}
 						if err := checkConstraint(types[pindex], t); err != nil {
-							return nil, err
+							// An untyped constant argument gives its default
+							// type, as in Go: cmp.Less(1.0, 2) instantiates
+							// cmp.Less[float64]. (emily patch 45)
+							d := defaultTypeArg(sc, types[pindex])
+							if d == nil || checkConstraint(d, t) != nil {
+								return nil, err
+							}
+							types[pindex] = d
 						}
 						typeParam[cc.ident] = copyNode(cc, cc.anc, false)
 						typeParam[cc.ident].ident = types[pindex].id()
@@ -309,14 +317,6 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 		if err != nil {
 			return nil, err
 		}
-		for j, t := range lt {
-			if t != nil && t.untyped {
-				// An untyped constant argument gives its default type, as
-				// in Go: cmp.Less(1.0, 2) is cmp.Less[float64]. (emily patch 45)
-				c := *t
-				lt[j] = c.defaultType(args[i].rval, sc)
-			}
-		}
 		types = append(types, lt...)
 	}
 
@@ -338,4 +338,14 @@ func checkConstraint(it, ct *itype) error {
 		}
 	}
 	return it.node.cfgErrorf("%s does not implement %s", it.id(), ct.id())
+}
+
+// defaultTypeArg returns the default type of an untyped type argument, or
+// nil. (emily patch 45)
+func defaultTypeArg(sc *scope, t *itype) *itype {
+	if t == nil || !t.untyped {
+		return nil
+	}
+	c := *t // defaultType may update its receiver
+	return c.defaultType(reflect.Value{}, sc)
 }

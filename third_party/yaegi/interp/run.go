@@ -3581,7 +3581,7 @@ func recv(n *node) {
 				// Fast: channel read doesn't block
 				ch := value(f)
 				if r, ok := ch.TryRecv(); ok {
-					getFrame(f, l).data[i] = r
+					storeRecv(getFrame(f, l), i, r)
 					if r.Bool() {
 						return tnext
 					}
@@ -3597,7 +3597,7 @@ func recv(n *node) {
 					return nil
 				}
 				// emily patch 1: store the received value, as the fast path does.
-				getFrame(f, l).data[i] = v
+				storeRecv(getFrame(f, l), i, v)
 				if v.Bool() {
 					return tnext
 				}
@@ -3608,7 +3608,7 @@ func recv(n *node) {
 				// Fast: channel read doesn't block
 				ch := value(f)
 				if r, ok := ch.TryRecv(); ok {
-					getFrame(f, l).data[i] = r
+					storeRecv(getFrame(f, l), i, r)
 					return tnext
 				}
 				// Slow: channel is blocked, allow cancel
@@ -3616,11 +3616,11 @@ func recv(n *node) {
 				done := f.done
 				f.mutex.RUnlock()
 
-				var chosen int
-				chosen, getFrame(f, l).data[i], _ = reflect.Select([]reflect.SelectCase{done, {Dir: reflect.SelectRecv, Chan: ch}})
+				chosen, v, _ := reflect.Select([]reflect.SelectCase{done, {Dir: reflect.SelectRecv, Chan: ch}})
 				if chosen == 0 {
 					return nil
 				}
+				storeRecv(getFrame(f, l), i, v)
 				return tnext
 			}
 		}
@@ -3629,8 +3629,9 @@ func recv(n *node) {
 		if n.fnext != nil {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
-				if r, _ := value(f).Recv(); r.Bool() {
-					getFrame(f, l).data[i] = r
+				r, _ := value(f).Recv()
+				storeRecv(getFrame(f, l), i, r)
+				if r.Bool() {
 					return tnext
 				}
 				return fnext
@@ -3638,11 +3639,25 @@ func recv(n *node) {
 		} else {
 			i := n.findex
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i], _ = value(f).Recv()
+				v, _ := value(f).Recv()
+				storeRecv(getFrame(f, l), i, v)
 				return tnext
 			}
 		}
 	}
+}
+
+// storeRecv stores a received value in the frame slot i. The slot may be
+// a variable (x = <-ch) or a result (return <-ch), whose storage must stay
+// in place (pointers and closures hold it, and return sets the result
+// slot): the value is copied into it. A temporary slot that cannot take
+// it is replaced. (emily patch 49)
+func storeRecv(f *frame, i int, v reflect.Value) {
+	if d := f.data[i]; d.CanSet() && v.IsValid() && v.Type().AssignableTo(d.Type()) {
+		d.Set(v)
+		return
+	}
+	f.data[i] = v
 }
 
 func recv2(n *node) {
