@@ -970,7 +970,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						return
 					}
 					// Generate closures for function body.
-					if err = genRun(g.child[3]); err != nil {
+					if err = genRun(g); err != nil { // emily patch 50: g, so that its own body is generated too
 						return
 					}
 				}
@@ -1135,7 +1135,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if err != nil {
 						return
 					}
-					err = genRun(g.child[3]) // Generate closures for function body.
+					err = genRun(g) // Generate closures for function body (emily patch 50: g, not its body, whose own start genRun does not set).
 					if err != nil {
 						return
 					}
@@ -1316,7 +1316,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 							break
 						}
 						// AST compilation part 2: Generate closures for function body.
-						if err = genRun(g.child[3]); err != nil {
+						if err = genRun(g); err != nil { // emily patch 50: g, so that its own body is generated too
 							break
 						}
 					}
