@@ -686,7 +686,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if dest.typ.incomplete {
 						return
 					}
-					if sc.global && !isLoopInit(n) {
+					if sc.global && !isLoopInit(n) && !isLeftToCfg(n) {
 						// Do not overload existing symbols (defined in GTA) in global scope.
 						// A loop's init declares its own variables (emily patch 43).
 						sym, _, _ = sc.lookup(dest.ident)
@@ -697,8 +697,13 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						}
 					}
 					if sym == nil {
-						sym = &symbol{index: sc.add(dest.typ), kind: varSym, typ: dest.typ}
-						sc.sym[dest.ident] = sym
+						// A global GTA left to cfg is a global (emily patch 51).
+						sym = &symbol{index: sc.add(dest.typ), kind: varSym, typ: dest.typ, global: isLeftToCfg(n)}
+						if sym.global {
+							interp.pkgScope(sc).sym[dest.ident] = sym
+						} else {
+							sc.sym[dest.ident] = sym
+						}
 					}
 					dest.val = src.val
 					dest.recv = src.recv

@@ -131,3 +131,23 @@ func TestEmilyREPLTypeRedeclaredDropsMethods(t *testing.T) {
 		t.Fatalf("want an error naming Get, got %v", err)
 	}
 }
+
+// A top-level define whose value is a generic call, in a REPL input: its
+// type is known after instantiation, so cfg declares the global (emily
+// patch 51). Functions of later inputs see it, and it may be declared
+// again with another type.
+func TestEmilyREPLGenericDefine(t *testing.T) {
+	checkCells(t, "[a b] 3\n[a b]\n[1 2] 1\n",
+		`import ("fmt"; "maps"; "slices")`,
+		`func Id[T any](v T) T { return v }`,
+		`m := map[string]int{"b": 2, "a": 1}`,
+		`keys := slices.Sorted(maps.Keys(m))`,
+		`y := Id(3)`,
+		`fmt.Println(keys, y)`,
+		`func show() { fmt.Println(keys) }`,
+		`show()`,
+		`keys := slices.Sorted(maps.Values(m))`,
+		`n, z := slices.Max(keys), Id(1)`,
+		`fmt.Println(keys, n-1+z-1)`,
+	)
+}

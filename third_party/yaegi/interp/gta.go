@@ -58,6 +58,13 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				}
 			}
 
+			if atyp == nil && n.anc.kind != constDecl && definesByGenericCall(interp, sc, n) {
+				// The type of a generic call is known once cfg has
+				// instantiated the function: cfg declares it. (emily patch 51)
+				n.meta = leftToCfg{}
+				return false
+			}
+
 			var sbase int
 			if n.nright > 0 {
 				sbase = len(n.child) - n.nright
@@ -523,4 +530,38 @@ func declaresType(root *node, name string) bool {
 		return true
 	}, nil)
 	return found
+}
+
+// leftToCfg marks (in node.meta) a global define that GTA leaves to cfg.
+// (emily patch 51)
+type leftToCfg struct{}
+
+func isLeftToCfg(n *node) bool {
+	_, ok := n.meta.(leftToCfg)
+	return ok
+}
+
+// definesByGenericCall reports whether the define n takes its values from
+// calls of generic functions (keys := slices.Collect(it)): before cfg
+// instantiates the function, the type of its result is not known (GTA
+// gave it "nil reflect type"). (emily patch 51)
+func definesByGenericCall(interp *Interpreter, sc *scope, n *node) bool {
+	for _, src := range n.child[len(n.child)-n.nright:] {
+		if src.kind != callExpr {
+			continue
+		}
+		if t, err := nodeType(interp, sc, src.child[0]); err == nil && t != nil && isGeneric(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// pkgScope returns the package scope of sc, where GTA declares globals.
+// (emily patch 51)
+func (interp *Interpreter) pkgScope(sc *scope) *scope {
+	for sc.anc != nil && sc.anc != interp.universe {
+		sc = sc.anc
+	}
+	return sc
 }
