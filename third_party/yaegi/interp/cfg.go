@@ -700,6 +700,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						// A global GTA left to cfg is a global (emily patch 51).
 						sym = &symbol{index: sc.add(dest.typ), kind: varSym, typ: dest.typ, global: isLeftToCfg(n)}
 						if sym.global {
+							sym.node = n // the global's declaration, which genGlobalVarDecl orders
 							interp.pkgScope(sc).sym[dest.ident] = sym
 						} else {
 							sc.sym[dest.ident] = sym
