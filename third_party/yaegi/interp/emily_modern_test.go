@@ -137,7 +137,7 @@ func TestEmilyREPLTypeRedeclaredDropsMethods(t *testing.T) {
 // patch 51). Functions of later inputs see it, and it may be declared
 // again with another type.
 func TestEmilyREPLGenericDefine(t *testing.T) {
-	checkCells(t, "[a b] 3\n[a b]\n[1 2] 1\n",
+	checkCells(t, "[a b] 3\n[a b]\n[1 2] 1\n0 2\n",
 		`import ("fmt"; "maps"; "slices")`,
 		`func Id[T any](v T) T { return v }`,
 		`m := map[string]int{"b": 2, "a": 1}`,
@@ -149,5 +149,9 @@ func TestEmilyREPLGenericDefine(t *testing.T) {
 		`keys := slices.Sorted(maps.Values(m))`,
 		`n, z := slices.Max(keys), Id(1)`,
 		`fmt.Println(keys, n-1+z-1)`,
+		// Builtin calls are no generic calls.
+		`mp := make(map[string]*int)`,
+		`l := len(keys)`,
+		`fmt.Println(len(mp), l)`,
 	)
 }

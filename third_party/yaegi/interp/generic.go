@@ -313,7 +313,14 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 		if err != nil {
 			return nil, err
 		}
-		lt, err := inferTypes(typ, args[i].typ)
+		var lt []*itype
+		if pn := c.lastChild(); typ.cat == genericT && (pn.kind == indexExpr || pn.kind == indexListExpr) {
+			// A parameter of an instantiated generic type, iter.Seq[V]
+			// (emily patch 52).
+			lt, err = inferGenericTypeArgs(fun.interp, sc, typ, pn, args[i].typ, inferTypes)
+		} else {
+			lt, err = inferTypes(typ, args[i].typ)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -348,4 +355,90 @@ func defaultTypeArg(sc *scope, t *itype) *itype {
 	}
 	c := *t // defaultType may update its receiver
 	return c.defaultType(reflect.Value{}, sc)
+}
+
+// inferGenericTypeArgs infers type arguments from an argument of type
+// input passed to a parameter declared as G[A1, ..., An] (pn), G being the
+// generic type gt: it matches G's definition with input, which binds G's
+// own type parameters, then infers from each Ai and the type bound to the
+// i-th parameter. So a parameter iter.Seq[V] with an iter.Seq[int] (or a
+// func(func(int) bool)) gives int for V. (emily patch 52)
+func inferGenericTypeArgs(interp *Interpreter, sc *scope, gt *itype, pn *node, input *itype, inferTypes func(*itype, *itype) ([]*itype, error)) ([]*itype, error) {
+	if gt.node == nil || gt.node.anc == nil || gt.node.anc.kind != typeSpec || len(gt.node.anc.child) < 3 {
+		return nil, nil
+	}
+	spec := gt.node.anc
+	var names []string
+	for _, f := range spec.child[1].child {
+		for _, id := range f.child[:len(f.child)-1] {
+			names = append(names, id.ident)
+		}
+	}
+	dsc := sc
+	if gt.scope != nil {
+		dsc = gt.scope
+	}
+	def, err := nodeType(interp, dsc, spec.child[2])
+	if err != nil || def == nil {
+		return nil, err
+	}
+	bound := map[string]*itype{}
+	bindTypeParams(def, input, names, bound)
+	var lt []*itype
+	for j, a := range pn.child[1:] {
+		if j >= len(names) || bound[names[j]] == nil {
+			break
+		}
+		at, err := nodeType(interp, sc, a)
+		if err != nil {
+			return nil, err
+		}
+		l, err := inferTypes(at, bound[names[j]])
+		if err != nil {
+			return nil, err
+		}
+		lt = append(lt, l...)
+	}
+	return lt, nil
+}
+
+// bindTypeParams matches the type param, in which the names are type
+// parameters, with the type input, and records what each name matches.
+func bindTypeParams(param, input *itype, names []string, bound map[string]*itype) {
+	if param == nil || input == nil {
+		return
+	}
+	for input.cat == linkedT && param.cat != linkedT && input.val != nil {
+		input = input.val
+	}
+	switch param.cat {
+	case nilT, genericT:
+		for _, name := range names {
+			if param.name == name && bound[name] == nil {
+				bound[name] = input
+			}
+		}
+	case chanT, ptrT, sliceT, arrayT, variadicT:
+		bindTypeParams(param.val, input.val, names, bound)
+	case mapT:
+		bindTypeParams(param.key, input.key, names, bound)
+		bindTypeParams(param.val, input.val, names, bound)
+	case funcT:
+		for i, t := range param.arg {
+			if i < len(input.arg) {
+				bindTypeParams(t, input.arg[i], names, bound)
+			}
+		}
+		for i, t := range param.ret {
+			if i < len(input.ret) {
+				bindTypeParams(t, input.ret[i], names, bound)
+			}
+		}
+	case structT:
+		for i, f := range param.field {
+			if i < len(input.field) {
+				bindTypeParams(f.typ, input.field[i].typ, names, bound)
+			}
+		}
+	}
 }

@@ -550,7 +550,18 @@ func definesByGenericCall(interp *Interpreter, sc *scope, n *node) bool {
 		if src.kind != callExpr {
 			continue
 		}
-		if t, err := nodeType(interp, sc, src.child[0]); err == nil && t != nil && isGeneric(t) {
+		var t *itype
+		switch c0 := src.child[0]; c0.kind {
+		case identExpr:
+			if sym, _, ok := sc.lookup(c0.ident); ok && sym.kind != bltnSym {
+				t = sym.typ
+			}
+		case selectorExpr: // pkg.F
+			if pkg, _, ok := sc.lookup(c0.child[0].ident); ok && pkg.kind == pkgSym {
+				t, _ = nodeType(interp, sc, c0)
+			}
+		}
+		if t != nil && isGeneric(t) {
 			return true
 		}
 	}
