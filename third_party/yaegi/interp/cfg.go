@@ -1114,6 +1114,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			}
 			for _, c := range n.sym.from {
 				c.tnext = n.start // Resolve forward goto.
+				markRangeFuncExit(c) // emily patch 41
 			}
 
 		case callExpr:
