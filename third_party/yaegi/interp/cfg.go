@@ -1113,7 +1113,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.start = n.child[1].start
 			}
 			for _, c := range n.sym.from {
-				c.tnext = n.start // Resolve forward goto.
+				c.tnext = n.start    // Resolve forward goto.
 				markRangeFuncExit(c) // emily patch 41
 			}
 
