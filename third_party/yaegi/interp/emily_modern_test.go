@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -154,4 +155,48 @@ func TestEmilyREPLGenericDefine(t *testing.T) {
 		`l := len(keys)`,
 		`fmt.Println(len(mp), l)`,
 	)
+}
+
+// Range over an iterator made by compiled Go code (a binary function
+// value), as a host package's API returns them (emily patch 41).
+func TestEmilyRangeOverBinaryFunc(t *testing.T) {
+	var out bytes.Buffer
+	i := interp.New(interp.Options{Stdout: &out})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	stopped := 0
+	err := i.Use(interp.Exports{"host/host": {
+		"Count": reflect.ValueOf(func(n int) func(func(int) bool) {
+			return func(yield func(int) bool) {
+				for k := 0; k < n; k++ {
+					if !yield(k) {
+						stopped++
+						return
+					}
+				}
+			}
+		}),
+		"Pairs": reflect.ValueOf(func(yield func(string, float64) bool) {
+			_ = yield("a", 1.5) && yield("b", 2.5)
+		}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{`import ("fmt"; "host")`, `
+for v := range host.Count(10) {
+	if v == 3 { break }
+	fmt.Print(v)
+}
+for k, v := range host.Pairs {
+	fmt.Print(" ", k, v)
+}`} {
+		if _, err = i.Eval(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := out.String(), "012 a1.5 b2.5"; got != want || stopped != 1 {
+		t.Fatalf("got %q (iterator stopped %d times), want %q (stopped once)", got, stopped, want)
+	}
 }
