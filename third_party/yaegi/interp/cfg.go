@@ -686,7 +686,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if dest.typ.incomplete {
 						return
 					}
-					if sc.global && gtaDefined(n) {
+					if sc.global && gtaDefined(n) && !isLeftToCfg(n) {
 						// Do not overload existing symbols (defined in GTA) in global scope.
 						// A define in a block, or in the init of an if, for or
 						// switch, declares a new variable of that scope, which
@@ -699,8 +699,14 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						}
 					}
 					if sym == nil {
-						sym = &symbol{index: sc.add(dest.typ), kind: varSym, typ: dest.typ}
-						sc.sym[dest.ident] = sym
+						// A global GTA left to cfg is a global (emily patch 51).
+						sym = &symbol{index: sc.add(dest.typ), kind: varSym, typ: dest.typ, global: isLeftToCfg(n)}
+						if sym.global {
+							sym.node = n // the global's declaration, which genGlobalVarDecl orders
+							interp.pkgScope(sc).sym[dest.ident] = sym
+						} else {
+							sc.sym[dest.ident] = sym
+						}
 					}
 					dest.val = src.val
 					dest.recv = src.recv
@@ -989,7 +995,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						return
 					}
 					// Generate closures for function body.
-					if err = genRun(g.child[3]); err != nil {
+					if err = genRun(g); err != nil { // emily patch 50: g, so that its own body is generated too
 						return
 					}
 				}
@@ -1126,7 +1132,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.start = n.child[1].start
 			}
 			for _, c := range n.sym.from {
-				c.tnext = n.start // Resolve forward goto.
+				c.tnext = n.start    // Resolve forward goto.
+				markRangeFuncExit(c) // emily patch 41
 			}
 
 		case callExpr:
@@ -1154,7 +1161,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if err != nil {
 						return
 					}
-					err = genRun(g.child[3]) // Generate closures for function body.
+					err = genRun(g) // Generate closures for function body (emily patch 50: g, not its body, whose own start genRun does not set).
 					if err != nil {
 						return
 					}
@@ -1335,7 +1342,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 							break
 						}
 						// AST compilation part 2: Generate closures for function body.
-						if err = genRun(g.child[3]); err != nil {
+						if err = genRun(g); err != nil { // emily patch 50: g, so that its own body is generated too
 							break
 						}
 					}

@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -129,5 +130,73 @@ func TestEmilyREPLTypeRedeclaredDropsMethods(t *testing.T) {
 	}
 	if _, err := i.Eval(`T{}.Get()`); err == nil || !strings.Contains(err.Error(), "Get") {
 		t.Fatalf("want an error naming Get, got %v", err)
+	}
+}
+
+// A top-level define whose value is a generic call, in a REPL input: its
+// type is known after instantiation, so cfg declares the global (emily
+// patch 51). Functions of later inputs see it, and it may be declared
+// again with another type.
+func TestEmilyREPLGenericDefine(t *testing.T) {
+	checkCells(t, "[a b] 3\n[a b]\n[1 2] 1\n0 2\n",
+		`import ("fmt"; "maps"; "slices")`,
+		`func Id[T any](v T) T { return v }`,
+		`m := map[string]int{"b": 2, "a": 1}`,
+		`keys := slices.Sorted(maps.Keys(m))`,
+		`y := Id(3)`,
+		`fmt.Println(keys, y)`,
+		`func show() { fmt.Println(keys) }`,
+		`show()`,
+		`keys := slices.Sorted(maps.Values(m))`,
+		`n, z := slices.Max(keys), Id(1)`,
+		`fmt.Println(keys, n-1+z-1)`,
+		// Builtin calls are no generic calls.
+		`mp := make(map[string]*int)`,
+		`l := len(keys)`,
+		`fmt.Println(len(mp), l)`,
+	)
+}
+
+// Range over an iterator made by compiled Go code (a binary function
+// value), as a host package's API returns them (emily patch 41).
+func TestEmilyRangeOverBinaryFunc(t *testing.T) {
+	var out bytes.Buffer
+	i := interp.New(interp.Options{Stdout: &out})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	stopped := 0
+	err := i.Use(interp.Exports{"host/host": {
+		"Count": reflect.ValueOf(func(n int) func(func(int) bool) {
+			return func(yield func(int) bool) {
+				for k := 0; k < n; k++ {
+					if !yield(k) {
+						stopped++
+						return
+					}
+				}
+			}
+		}),
+		"Pairs": reflect.ValueOf(func(yield func(string, float64) bool) {
+			_ = yield("a", 1.5) && yield("b", 2.5)
+		}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{`import ("fmt"; "host")`, `
+for v := range host.Count(10) {
+	if v == 3 { break }
+	fmt.Print(v)
+}
+for k, v := range host.Pairs {
+	fmt.Print(" ", k, v)
+}`} {
+		if _, err = i.Eval(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := out.String(), "012 a1.5 b2.5"; got != want || stopped != 1 {
+		t.Fatalf("got %q (iterator stopped %d times), want %q (stopped once)", got, stopped, want)
 	}
 }

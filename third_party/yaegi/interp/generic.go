@@ -73,7 +73,14 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 							return nil, err
 						}
 						if err := checkConstraint(types[pindex], t); err != nil {
-							return nil, err
+							// An untyped constant argument gives its default
+							// type, as in Go: cmp.Less(1.0, 2) instantiates
+							// cmp.Less[float64]. (emily patch 45)
+							d := defaultTypeArg(sc, types[pindex])
+							if d == nil || checkConstraint(d, t) != nil {
+								return nil, err
+							}
+							types[pindex] = d
 						}
 						typeParam[cc.ident] = copyNode(cc, cc.anc, false)
 						typeParam[cc.ident].ident = types[pindex].id()
@@ -323,6 +330,7 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 
 	// The function's parameters, one per name (`a, b T` is two).
 	var params []*itype
+	var pnodes []*node // their type expressions
 	for _, c := range ftn.child[1].child {
 		typ, err := nodeType(fun.interp, sc, c.lastChild())
 		if err != nil {
@@ -334,7 +342,21 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 		}
 		for k := 0; k < n; k++ {
 			params = append(params, typ)
+			pnodes = append(pnodes, c.lastChild())
 		}
+	}
+	// A parameter of an instantiated generic type, iter.Seq[V], infers
+	// through the type's definition (emily patch 52).
+	viaGeneric := func(i int, at *itype) bool {
+		pn := pnodes[i]
+		if params[i].cat != genericT || (pn.kind != indexExpr && pn.kind != indexListExpr) {
+			return false
+		}
+		_, err := inferGenericTypeArgs(fun.interp, sc, params[i], pn, at, func(p, in *itype) ([]*itype, error) {
+			infer(p, in)
+			return nil, nil
+		})
+		return err == nil
 	}
 	last := len(params) - 1
 	for i, at := range argTypes {
@@ -346,6 +368,9 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 			p = params[last].val // each argument of a variadic ...T is a T
 		case i == last:
 			p = params[last]
+		}
+		if i <= last && p == params[i] && viaGeneric(i, at) {
+			continue
 		}
 		infer(p, at) // p is nil past the parameters: check.arguments reports it
 	}
@@ -502,4 +527,100 @@ func checkConstraint(it, ct *itype) error {
 		}
 	}
 	return it.node.cfgErrorf("%s does not implement %s", it.id(), ct.id())
+}
+
+// defaultTypeArg returns the default type of an untyped type argument, or
+// nil. (emily patch 45)
+func defaultTypeArg(sc *scope, t *itype) *itype {
+	if t == nil || !t.untyped {
+		return nil
+	}
+	c := *t // defaultType may update its receiver
+	return c.defaultType(reflect.Value{}, sc)
+}
+
+// inferGenericTypeArgs infers type arguments from an argument of type
+// input passed to a parameter declared as G[A1, ..., An] (pn), G being the
+// generic type gt: it matches G's definition with input, which binds G's
+// own type parameters, then infers from each Ai and the type bound to the
+// i-th parameter. So a parameter iter.Seq[V] with an iter.Seq[int] (or a
+// func(func(int) bool)) gives int for V. (emily patch 52)
+func inferGenericTypeArgs(interp *Interpreter, sc *scope, gt *itype, pn *node, input *itype, inferTypes func(*itype, *itype) ([]*itype, error)) ([]*itype, error) {
+	if gt.node == nil || gt.node.anc == nil || gt.node.anc.kind != typeSpec || len(gt.node.anc.child) < 3 {
+		return nil, nil
+	}
+	spec := gt.node.anc
+	var names []string
+	for _, f := range spec.child[1].child {
+		for _, id := range f.child[:len(f.child)-1] {
+			names = append(names, id.ident)
+		}
+	}
+	dsc := sc
+	if gt.scope != nil {
+		dsc = gt.scope
+	}
+	def, err := nodeType(interp, dsc, spec.child[2])
+	if err != nil || def == nil {
+		return nil, err
+	}
+	bound := map[string]*itype{}
+	bindTypeParams(def, input, names, bound)
+	var lt []*itype
+	for j, a := range pn.child[1:] {
+		if j >= len(names) || bound[names[j]] == nil {
+			break
+		}
+		at, err := nodeType(interp, sc, a)
+		if err != nil {
+			return nil, err
+		}
+		l, err := inferTypes(at, bound[names[j]])
+		if err != nil {
+			return nil, err
+		}
+		lt = append(lt, l...)
+	}
+	return lt, nil
+}
+
+// bindTypeParams matches the type param, in which the names are type
+// parameters, with the type input, and records what each name matches.
+func bindTypeParams(param, input *itype, names []string, bound map[string]*itype) {
+	if param == nil || input == nil {
+		return
+	}
+	for input.cat == linkedT && param.cat != linkedT && input.val != nil {
+		input = input.val
+	}
+	switch param.cat {
+	case nilT, genericT:
+		for _, name := range names {
+			if param.name == name && bound[name] == nil {
+				bound[name] = input
+			}
+		}
+	case chanT, ptrT, sliceT, arrayT, variadicT:
+		bindTypeParams(param.val, input.val, names, bound)
+	case mapT:
+		bindTypeParams(param.key, input.key, names, bound)
+		bindTypeParams(param.val, input.val, names, bound)
+	case funcT:
+		for i, t := range param.arg {
+			if i < len(input.arg) {
+				bindTypeParams(t, input.arg[i], names, bound)
+			}
+		}
+		for i, t := range param.ret {
+			if i < len(input.ret) {
+				bindTypeParams(t, input.ret[i], names, bound)
+			}
+		}
+	case structT:
+		for i, f := range param.field {
+			if i < len(input.field) {
+				bindTypeParams(f.typ, input.field[i].typ, names, bound)
+			}
+		}
+	}
 }

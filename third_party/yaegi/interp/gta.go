@@ -60,6 +60,13 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				}
 			}
 
+			if atyp == nil && n.anc.kind != constDecl && definesByGenericCall(interp, sc, n) {
+				// The type of a generic call is known once cfg has
+				// instantiated the function: cfg declares it. (emily patch 51)
+				n.meta = leftToCfg{}
+				return false
+			}
+
 			var sbase int
 			if n.nright > 0 {
 				sbase = len(n.child) - n.nright
@@ -525,4 +532,49 @@ func declaresType(root *node, name string) bool {
 		return true
 	}, nil)
 	return found
+}
+
+// leftToCfg marks (in node.meta) a global define that GTA leaves to cfg.
+// (emily patch 51)
+type leftToCfg struct{}
+
+func isLeftToCfg(n *node) bool {
+	_, ok := n.meta.(leftToCfg)
+	return ok
+}
+
+// definesByGenericCall reports whether the define n takes its values from
+// calls of generic functions (keys := slices.Collect(it)): before cfg
+// instantiates the function, the type of its result is not known (GTA
+// gave it "nil reflect type"). (emily patch 51)
+func definesByGenericCall(interp *Interpreter, sc *scope, n *node) bool {
+	for _, src := range n.child[len(n.child)-n.nright:] {
+		if src.kind != callExpr {
+			continue
+		}
+		var t *itype
+		switch c0 := src.child[0]; c0.kind {
+		case identExpr:
+			if sym, _, ok := sc.lookup(c0.ident); ok && sym.kind != bltnSym {
+				t = sym.typ
+			}
+		case selectorExpr: // pkg.F
+			if pkg, _, ok := sc.lookup(c0.child[0].ident); ok && pkg.kind == pkgSym {
+				t, _ = nodeType(interp, sc, c0)
+			}
+		}
+		if t != nil && isGeneric(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// pkgScope returns the package scope of sc, where GTA declares globals.
+// (emily patch 51)
+func (interp *Interpreter) pkgScope(sc *scope) *scope {
+	for sc.anc != nil && sc.anc != interp.universe {
+		sc = sc.anc
+	}
+	return sc
 }

@@ -318,6 +318,30 @@ func rangeFuncBranches(r *node) {
 	}, nil)
 }
 
+// markRangeFuncExit marks the forward goto b, whose target is known only
+// once its label is compiled (after the loops it may leave), when it
+// leaves the bodies of range-over-func loops: as rangeFuncBranches does.
+func markRangeFuncExit(b *node) {
+	t := b.tnext
+	if t == nil {
+		return
+	}
+	var outer *node
+	for a := b.anc; a != nil && a.kind != funcLit && a.kind != funcDecl; a = a.anc {
+		if a.kind != rangeStmt || !isRangeFunc(a) {
+			continue
+		}
+		if body := a.lastChild(); t == body || t.hasAnc(body) {
+			break
+		}
+		outer = a
+	}
+	if outer != nil {
+		b.val = &rangeJump{loop: outer}
+		b.gen = rangeBranch
+	}
+}
+
 func rangeBranch(n *node) {
 	j := n.val.(*rangeJump)
 	if !j.cont {

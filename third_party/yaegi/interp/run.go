@@ -3600,7 +3600,7 @@ func recv(n *node) {
 				// Fast: channel read doesn't block
 				ch := value(f)
 				if r, ok := ch.TryRecv(); ok {
-					getFrame(f, l).data[i] = r
+					storeRecv(getFrame(f, l), i, r)
 					if r.Bool() {
 						return tnext
 					}
@@ -3616,7 +3616,7 @@ func recv(n *node) {
 					return stopped(n)
 				}
 				// emily patch 1: store the received value, as the fast path does.
-				getFrame(f, l).data[i] = v
+				storeRecv(getFrame(f, l), i, v)
 				if v.Bool() {
 					return tnext
 				}
@@ -3627,7 +3627,7 @@ func recv(n *node) {
 				// Fast: channel read doesn't block
 				ch := value(f)
 				if r, ok := ch.TryRecv(); ok {
-					getFrame(f, l).data[i] = r
+					storeRecv(getFrame(f, l), i, r)
 					return tnext
 				}
 				// Slow: channel is blocked, allow cancel
@@ -3635,11 +3635,11 @@ func recv(n *node) {
 				done := f.done
 				f.mutex.RUnlock()
 
-				var chosen int
-				chosen, getFrame(f, l).data[i], _ = reflect.Select([]reflect.SelectCase{done, {Dir: reflect.SelectRecv, Chan: ch}})
+				chosen, v, _ := reflect.Select([]reflect.SelectCase{done, {Dir: reflect.SelectRecv, Chan: ch}})
 				if chosen == 0 {
 					return stopped(n)
 				}
+				storeRecv(getFrame(f, l), i, v)
 				return tnext
 			}
 		}
@@ -3648,8 +3648,9 @@ func recv(n *node) {
 		if n.fnext != nil {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
-				if r, _ := value(f).Recv(); r.Bool() {
-					getFrame(f, l).data[i] = r
+				r, _ := value(f).Recv()
+				storeRecv(getFrame(f, l), i, r)
+				if r.Bool() {
 					return tnext
 				}
 				return fnext
@@ -3657,11 +3658,25 @@ func recv(n *node) {
 		} else {
 			i := n.findex
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i], _ = value(f).Recv()
+				v, _ := value(f).Recv()
+				storeRecv(getFrame(f, l), i, v)
 				return tnext
 			}
 		}
 	}
+}
+
+// storeRecv stores a received value in the frame slot i. The slot may be
+// a variable (x = <-ch) or a result (return <-ch), whose storage must stay
+// in place (pointers and closures hold it, and return sets the result
+// slot): the value is copied into it. A temporary slot that cannot take
+// it is replaced. (emily patch 49)
+func storeRecv(f *frame, i int, v reflect.Value) {
+	if d := f.data[i]; d.CanSet() && v.IsValid() && v.Type().AssignableTo(d.Type()) {
+		d.Set(v)
+		return
+	}
+	f.data[i] = v
 }
 
 func recv2(n *node) {
