@@ -154,6 +154,14 @@ def run_session(kernels, cells, want):
         stop(km, kc)
 
 
+def test_every_session_has_expected_outputs(expected):
+    """The oracle derived and ran every session's equivalent program (a
+    failure here is a defect of the corpus, never a known failure)."""
+    assert sorted(expected) == NAMES
+    bad = {n: s["expected"]["error"] for n, s in expected.items() if s["expected"].get("error")}
+    assert not bad, bad
+
+
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_KERNEL[n])) if n in KNOWN_KERNEL else n
     for n in NAMES
@@ -161,6 +169,7 @@ def run_session(kernels, cells, want):
 def test_session(name, expected, kernels):
     s = expected[name]
     exp = s["expected"]
-    assert not exp.get("error"), f"{name}: {exp['error']}"  # a defect of the corpus
+    if exp.get("error"):
+        pytest.skip("no expected output (test_every_session_has_expected_outputs fails)")
     msg = run_session(kernels, s["cells"], exp["cells"])
     assert not msg, f"{name}: {msg}"

@@ -116,7 +116,11 @@ func Derive(cells []string) (string, error) {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		fmt.Fprintf(&b, "\t%s %q\n", d.imports[p], p)
+		if name := d.imports[p]; name != "" {
+			fmt.Fprintf(&b, "\t%s %q\n", name, p)
+		} else {
+			fmt.Fprintf(&b, "\t%q\n", p)
+		}
 	}
 	b.WriteString(")\n\nvar _ = fmt.Sprint\nvar _ = emily.Ones\n")
 	b.WriteString(helpers)
@@ -308,7 +312,9 @@ func (d *deriver) define(cell int, s *ast.AssignStmt, text string) error {
 		lhs = append(lhs, name)
 	}
 	if len(assign) == len(s.Lhs) {
-		return fmt.Errorf("no new variables on the left side of :=")
+		// All declared before: in a session that declares them anew.
+		id := s.Lhs[0].(*ast.Ident)
+		return fmt.Errorf("%s is declared again with := (first in cell %d): a redefinition; write the equivalent program by hand", id.Name, d.declared[id.Name])
 	}
 	// The right side as written (offsets are into text).
 	rhsStart := int(s.Rhs[0].Pos()) - int(s.Pos())
