@@ -7,7 +7,7 @@ GO      ?= go
 BIN     := bin/emily-repl
 VENV    := .venv
 PY      := $(VENV)/bin/python
-GOFILES := $(shell find . -name '*.go' -not -path './.deps/*' -not -path './.venv/*')
+GOFILES := $(shell find . -name '*.go' -not -path './.deps/*' -not -path './.venv/*' -not -path './test-output/*')
 CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 
 # Go's build and test caches do not see which libmlx.so .deps/mlx points at;

@@ -1,10 +1,16 @@
 // Package corpus runs yaegi's own regression corpus (the _test/*.go
 // programs of the yaegi module, each ending with an "// Output:" or
-// "// Error:" comment) through the session both ways a person runs Go in
-// Emily: as a file with the real binary (emily-repl FILE), and as one
+// "// Error:" comment) through the session the ways a person runs Go in
+// Emily: as a file with the real binary (emily-repl FILE), as one
 // notebook cell through the API the kernel uses (Session.ExecuteFrom with
-// the cell's name). Plain yaegi (EvalPath, as yaegi's own test runs the
-// corpus) is the reference: every program it passes must pass both ways.
+// the cell's name), and as cells (one per statement of main's body,
+// cells_test.go). Plain yaegi (EvalPath, as yaegi's own test runs the
+// corpus) is the reference: every program it passes must pass every way,
+// or be on the known-failure list (testdata/known/yaegi.txt).
+//
+// Beside it, two corpora with go run as the reference: the modern corpus
+// (modern_test.go) and the session corpus (sessions_test.go); README.md
+// says how they work.
 package corpus
 
 import (

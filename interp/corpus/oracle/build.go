@@ -154,7 +154,11 @@ func (r Runner) buildFixing(bin string, todo []Program, pkgDir func(Program) str
 		for _, p := range live {
 			pkgs = append(pkgs, "./"+mustRel(r.Root, pkgDir(p)))
 		}
+		start := time.Now()
 		msg := r.goBuild(bin, pkgs)
+		if os.Getenv("EMILY_ORACLE_TRACE") != "" {
+			fmt.Fprintf(os.Stderr, "oracle: go build of %d programs: %v\n", len(pkgs), time.Since(start))
+		}
 		if msg == "" {
 			return buildErr
 		}
@@ -169,7 +173,10 @@ func (r Runner) buildFixing(bin string, todo []Program, pkgDir func(Program) str
 		for _, p := range live {
 			e, failed := errs[pkgName(p.Name)]
 			if !failed {
-				next = append(next, p)
+				// go build writes the binaries of the packages that built.
+				if _, err := os.Stat(filepath.Join(bin, pkgName(p.Name))); err != nil {
+					next = append(next, p)
+				}
 				continue
 			}
 			if r.Fix != nil {
@@ -209,7 +216,8 @@ func perPackage(out string) map[string]string {
 }
 
 func (r Runner) goBuild(bin string, pkgs []string) string {
-	cmd := exec.Command("go", append([]string{"build", "-o", bin + string(filepath.Separator)}, pkgs...)...)
+	// No DWARF: linking is most of the build, and nothing debugs these.
+	cmd := exec.Command("go", append([]string{"build", "-ldflags=-s -w", "-o", bin + string(filepath.Separator)}, pkgs...)...)
 	cmd.Dir = r.Root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return strings.TrimSpace(string(out)) + " (" + err.Error() + ")"

@@ -8,6 +8,7 @@ package oracle
 import (
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -126,6 +127,12 @@ func Derive(cells []string) (string, error) {
 	b.WriteString(helpers)
 	b.WriteString(d.body.String())
 	b.WriteString("\nfunc main() {}\n")
+	// gofmt'd, as the repository's Go files are (a gofmt -l over the
+	// tree finds nothing in test-output); a program that does not parse
+	// is left as it is, for the compiler to report.
+	if out, err := format.Source([]byte(b.String())); err == nil {
+		return string(out), nil
+	}
 	return b.String(), nil
 }
 

@@ -58,9 +58,9 @@ func TestDerive(t *testing.T) {
 		"\t\"strings\"\n",
 		"var v, err = strconv.Atoi(\"1\")\n",
 		"var w, emilyOracleTmp1 = strconv.Atoi(\"2\")\nvar _ = emilyOracleRun(func() { err = emilyOracleTmp1 })\n",
-		"type T struct{ A int }\nfunc (t T) Get() int { return t.A }\n",
-		"var _ = emilyOracleRun(func() {\nfmt.Println(v)\n})\nvar _ = emilyOracleRun(func() { emilyOracleShow(v + w) })\n",
-		"var _ = emilyOracleRun(func() {\n{\n\tv := 5\n\t_ = v\n}\n})\n",
+		"type T struct{ A int }\n\nfunc (t T) Get() int { return t.A }\n",
+		"var _ = emilyOracleRun(func() {\n\tfmt.Println(v)\n})\nvar _ = emilyOracleRun(func() { emilyOracleShow(v + w) })\n",
+		"var _ = emilyOracleRun(func() {\n\t{\n\t\tv := 5\n\t\t_ = v\n\t}\n})\n",
 		"fmt.Println(\"@@@ cell 5 @@@\")",
 	} {
 		if !strings.Contains(src, want) {
