@@ -63,6 +63,7 @@ test-go:
 # on 2 cores from a clean clone). tests/test_sessions.py (test-py) runs the
 # session corpus through the kernel.
 test-corpus:
+	$(GO) test -count=1 ./interp/corpus/oracle/
 	$(GO) test -count=1 -v -run 'TestCorpus|TestSessions|TestModern' ./interp/corpus/
 
 # The concurrent parts: the wire kernel, the session, the compiler cache,
