@@ -8,7 +8,7 @@ GO      ?= go
 BIN     := bin/emily-repl
 VENV    := .venv
 PY      := $(VENV)/bin/python
-GOFILES := $(shell find . -name '*.go' -not -path './.deps/*' -not -path './.venv/*')
+GOFILES := $(shell find . -name '*.go' -not -path './.deps/*' -not -path './.venv/*' -not -path './test-output/*')
 CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 
 # Go's build and test caches do not see which libmlx.so .deps/mlx points at;
@@ -68,10 +68,16 @@ lint:
 test-go:
 	$(GO) test $$($(GO) list ./... | grep -v /interp/corpus)
 
-# yaegi's regression corpus through emily-repl FILE and a notebook cell,
-# against plain yaegi; prints the pass counts (about 2 minutes on 2 cores).
+# yaegi's regression corpus through emily-repl FILE, a notebook cell and as
+# cells, against plain yaegi; the session corpus through emily-repl FILE and
+# the modern corpus plain, as a file and as cells, against go run (outputs
+# cached in test-output/corpus-cache); each against its known-failure list
+# in interp/corpus/testdata/known. Prints the pass counts (about 3 minutes
+# on 2 cores from a clean clone). tests/test_sessions.py (test-py) runs the
+# session corpus through the kernel.
 test-corpus:
-	$(GO) test -count=1 -v -run TestCorpus ./interp/corpus/
+	$(GO) test -count=1 ./interp/corpus/oracle/
+	$(GO) test -count=1 -v -run 'TestCorpus|TestSessions|TestModern' ./interp/corpus/
 
 # The concurrent parts: the wire kernel, the session, the compiler cache,
 # and goroutines sharing MLX through the shim (root package).

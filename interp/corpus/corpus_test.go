@@ -1,10 +1,16 @@
 // Package corpus runs yaegi's own regression corpus (the _test/*.go
 // programs of the yaegi module, each ending with an "// Output:" or
-// "// Error:" comment) through the session both ways a person runs Go in
-// Emily: as a file with the real binary (emily-repl FILE), and as one
+// "// Error:" comment) through the session the ways a person runs Go in
+// Emily: as a file with the real binary (emily-repl FILE), as one
 // notebook cell through the API the kernel uses (Session.ExecuteFrom with
-// the cell's name). Plain yaegi (EvalPath, as yaegi's own test runs the
-// corpus) is the reference: every program it passes must pass both ways.
+// the cell's name), and as cells (one per statement of main's body,
+// cells_test.go). Plain yaegi (EvalPath, as yaegi's own test runs the
+// corpus) is the reference: every program it passes must pass every way,
+// or be on the known-failure list (testdata/known/yaegi.txt).
+//
+// Beside it, two corpora with go run as the reference: the modern corpus
+// (modern_test.go) and the session corpus (sessions_test.go); README.md
+// says how they work.
 package corpus
 
 import (
@@ -62,7 +68,9 @@ func TestCorpus(t *testing.T) {
 	}()
 	// In-process runs, one at a time (programs may change process state).
 	plain, cell := map[string]string{}, map[string]string{}
+	byName := map[string]program{}
 	for _, p := range progs {
+		byName[p.name] = p
 		if msg := runPlain(p); msg != "" {
 			plain[p.name] = msg
 		}
@@ -71,14 +79,35 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	wg.Wait()
+	// As cells (cells_test.go), in worker processes: a program may crash
+	// the process when its statements run one cell at a time.
+	var jobs []job
+	for _, p := range progs {
+		jobs = append(jobs, job{Mode: "cells", Name: p.name, Path: p.path})
+	}
+	cells := map[string]string{}
+	for name, r := range runInWorkers(t, dir, jobs) {
+		if msg := compare(byName[name], r.Out, "", r.err()); msg != "" {
+			cells[name] = msg
+		}
+	}
 
 	n := len(progs)
 	t.Logf("yaegi %s corpus (%s): %d runnable programs; skipped %d network, %d multi-file",
 		yaegiVersion(t), dir, n, len(skipped["network"]), len(skipped["multi-file"]))
 	t.Logf("  network:    %s", strings.Join(skipped["network"], " "))
 	t.Logf("  multi-file: %s", strings.Join(skipped["multi-file"], " "))
-	t.Logf("passed: plain yaegi %d/%d, emily-repl FILE %d/%d, notebook cell %d/%d",
-		n-len(plain), n, n-len(file), n, n-len(cell), n)
+	t.Logf("passed: plain yaegi %d/%d, emily-repl FILE %d/%d, notebook cell %d/%d, as cells %d/%d",
+		n-len(plain), n, n-len(file), n, n-len(cell), n, n-len(cells), n)
+	// As cells, against the checked-in list (testdata/known/yaegi.txt):
+	// the programs plain yaegi passes, one cell per statement of main.
+	var compared []string
+	for _, p := range progs {
+		if plain[p.name] == "" {
+			compared = append(compared, p.name)
+		}
+	}
+	checkKnown(t, "yaegi", "cells", compared, cells, loadKnown(t, "yaegi.txt"))
 	for _, way := range []struct {
 		name  string
 		fails map[string]string

@@ -1,0 +1,23 @@
+package main
+
+import "fmt"
+
+type Number interface {
+	~int | ~int32 | ~float64
+}
+
+func Sum[T Number](xs []T) T {
+	var s T
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+type Meters float64
+
+func main() {
+	fmt.Println(Sum([]int{1, 2, 3}))
+	fmt.Println(Sum([]float64{0.5, 0.25}))
+	fmt.Println(Sum([]Meters{1.5, 2}))
+}
