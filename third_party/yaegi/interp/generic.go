@@ -239,10 +239,12 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 	// The type parameters, in their order of declaration.
 	var names []string
 	isParam := map[string]bool{}
+	constraint := map[string]*node{}
 	for _, c := range ftn.child[0].child {
 		for _, cc := range c.child[:len(c.child)-1] {
 			names = append(names, cc.ident)
 			isParam[cc.ident] = true
+			constraint[cc.ident] = c.lastChild()
 		}
 	}
 	bound := map[string]*itype{}
@@ -355,7 +357,16 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 			return types, bound, nil
 		}
 		if t.untyped {
-			t = sc.getType(t.name) // an untyped constant takes its default type
+			// An untyped constant takes its default type, if that satisfies
+			// the constraint (the error names the constant's kind, as Go).
+			ct, err := nodeType(fun.interp, sc, constraint[name])
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := checkConstraint(t, ct); err != nil {
+				return nil, nil, err
+			}
+			t = sc.getType(t.name)
 			bound[name] = t
 		}
 		types = append(types, t)

@@ -242,11 +242,18 @@ func panicFunc(s *scope) string {
 func runCfg(n *node, f *frame, funcNode, callNode *node) {
 	var exec bltn
 	defer func() {
+		// emily patch 12: the deferred calls run without f's lock held: a
+		// closure defined in f locks f to restore its slot when it returns
+		// (see getFunc), so `defer fn()` with fn a closure deadlocked.
+		rec := recover()
 		f.mutex.Lock()
-		f.recovered = recover()
-		for _, val := range f.deferred {
+		f.recovered = rec
+		deferred := f.deferred
+		f.mutex.Unlock()
+		for _, val := range deferred {
 			val[0].Call(val[1:])
 		}
+		f.mutex.Lock()
 		if f.recovered != nil {
 			oNode := originalExecNode(n, exec)
 			if oNode == nil {
@@ -980,7 +987,7 @@ func genBuiltinDeferWrapper(n *node, in, out []func(*frame) reflect.Value, fn fu
 			val := make([]reflect.Value, len(in)+1)
 			inTypes := make([]reflect.Type, len(in))
 			for i, v := range in {
-				val[i+1] = v(f)
+				val[i+1] = copyValue(v(f)) // emily patch 11: arguments are evaluated at the defer
 				inTypes[i] = val[i+1].Type()
 			}
 			outTypes := make([]reflect.Type, len(out))
@@ -1011,6 +1018,37 @@ func genBuiltinDeferWrapper(n *node, in, out []func(*frame) reflect.Value, fn fu
 	}
 }
 
+// methodExprRecv returns the receiver of a method called through a
+// method expression with first argument v: the embedded field at path
+// that has the method, as a pointer or a value as the method wants.
+func methodExprRecv(v reflect.Value, path []int, ptr bool) reflect.Value {
+	for _, i := range path {
+		if v.Kind() == reflect.Ptr {
+			v = v.Elem()
+		}
+		v = v.Field(i)
+	}
+	switch {
+	case ptr && v.Kind() != reflect.Ptr:
+		return v.Addr()
+	case !ptr && v.Kind() == reflect.Ptr:
+		return v.Elem()
+	}
+	return v
+}
+
+// copyValue returns a copy of v if v is a variable (a frame slot, an
+// element): what a defer or go statement evaluates now must not change
+// when the variable does before the call runs. emily patch 11.
+func copyValue(v reflect.Value) reflect.Value {
+	if !v.IsValid() || !v.CanAddr() {
+		return v
+	}
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	return c
+}
+
 func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	var def *node
 	var ok bool
@@ -1028,6 +1066,31 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	funcType := n.typ.TypeOf()
 
 	return func(f *frame) reflect.Value {
+		// emily patch 11: the receiver of a method value is evaluated, and
+		// a value receiver copied, when the method value is (`g := c.Get`,
+		// `defer c.Show()`), not each time it is called.
+		var recv reflect.Value
+		if rcvr != nil {
+			src := rcvr(f)
+			for {
+				vs, ok := src.Interface().(valueInterface)
+				if !ok {
+					break
+				}
+				src = vs.value
+			}
+			sk, dk := src.Kind(), def.types[numRet].Kind()
+			switch {
+			case sk == reflect.Ptr && dk != reflect.Ptr:
+				recv = copyValue(src.Elem())
+			case sk != reflect.Ptr && dk == reflect.Ptr:
+				recv = src.Addr()
+			case dk != reflect.Ptr:
+				recv = copyValue(src)
+			default:
+				recv = src
+			}
+		}
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr := newFrame(f, len(def.types), f.runid())
@@ -1040,34 +1103,26 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 				d = d[numRet:]
 			} else {
 				// Copy method receiver as first argument.
-				src, dest := rcvr(f), d[numRet]
-				sk, dk := src.Kind(), dest.Kind()
-				for {
-					vs, ok := src.Interface().(valueInterface)
-					if !ok {
-						break
-					}
-					src = vs.value
-					sk = src.Kind()
-				}
-				switch {
-				case sk == reflect.Ptr && dk != reflect.Ptr:
-					dest.Set(src.Elem())
-				case sk != reflect.Ptr && dk == reflect.Ptr:
-					dest.Set(src.Addr())
-				default:
-					dest.Set(src)
-				}
+				d[numRet].Set(recv)
 				d = d[numRet+1:]
 			}
 
 			// Copy function input arguments in local frame.
+			argTypes := def.typ.arg
+			if n.methodExpr {
+				// emily patch 13: the receiver comes first, as an argument;
+				// (*T).M of a value method M receives a pointer.
+				argTypes = n.typ.arg
+				if len(in) > 0 && len(d) > 0 {
+					in = append([]reflect.Value{methodExprRecv(in[0], n.methodPath, d[0].Kind() == reflect.Ptr)}, in[1:]...)
+				}
+			}
 			for i, arg := range in {
 				if i >= len(d) {
 					// In case of unused arg, there may be not even a frame entry allocated, just skip.
 					break
 				}
-				typ := def.typ.arg[i]
+				typ := argTypes[i]
 				switch {
 				case isEmptyInterface(typ) || typ.TypeOf() == valueInterfaceType:
 					d[i].Set(arg)
@@ -1318,9 +1373,9 @@ func call(n *node) {
 		value = genFunctionWrapper(c0)
 		n.exec = func(f *frame) bltn {
 			val := make([]reflect.Value, len(values)+1)
-			val[0] = value(f)
+			val[0] = copyValue(value(f)) // the function value too: `defer fn()`, then fn = other
 			for i, v := range values {
-				val[i+1] = v(f)
+				val[i+1] = copyValue(v(f)) // emily patch 11: arguments are evaluated at the defer
 			}
 			f.deferred = append([][]reflect.Value{val}, f.deferred...)
 			return tnext
@@ -1588,9 +1643,9 @@ func callBin(n *node) {
 		// Store function call in frame for deferred execution.
 		n.exec = func(f *frame) bltn {
 			val := make([]reflect.Value, l+1)
-			val[0] = value(f)
+			val[0] = copyValue(value(f))
 			for i, v := range values {
-				val[i+1] = getBinValue(getMapType, v, f)
+				val[i+1] = copyValue(getBinValue(getMapType, v, f)) // emily patch 11
 			}
 			f.deferred = append([][]reflect.Value{val}, f.deferred...)
 			return tnext
@@ -1600,7 +1655,7 @@ func callBin(n *node) {
 		n.exec = func(f *frame) bltn {
 			in := make([]reflect.Value, l)
 			for i, v := range values {
-				in[i] = getBinValue(getMapType, v, f)
+				in[i] = copyValue(getBinValue(getMapType, v, f)) // emily patch 11: before the goroutine starts
 			}
 			go callFn(value(f), in)
 			return tnext
