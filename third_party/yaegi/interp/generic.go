@@ -363,10 +363,15 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 			if err != nil {
 				return nil, nil, err
 			}
-			if err := checkConstraint(t, ct); err != nil {
-				return nil, nil, err
+			dt := sc.getType(t.name)
+			if checkConstraint(dt, ct) != nil {
+				at := t.node
+				if at == nil {
+					at = fun
+				}
+				return nil, nil, at.cfgErrorf("%s does not implement %s", t.id(), ct.id())
 			}
-			t = sc.getType(t.name)
+			t = dt
 			bound[name] = t
 		}
 		types = append(types, t)
