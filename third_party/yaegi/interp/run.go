@@ -8,7 +8,6 @@ import (
 	"go/constant"
 	"reflect"
 	"regexp"
-	"strings"
 	"unsafe"
 )
 
@@ -377,7 +376,8 @@ func typeAssert(n *node, withResult, withOk bool) {
 				}
 				return next
 			}
-			if c0.typ.cat == valueT {
+			if c0.typ.cat == valueT || valf.Type() != valueInterfaceType {
+				// emily patch 15: also from an `any` (the valueInterface it holds).
 				valf = reflect.ValueOf(v)
 			}
 			if v.node.typ.id() == typID {
@@ -3050,37 +3050,10 @@ func _case(n *node) {
 				n.exec = func(f *frame) bltn { return tnext }
 			} else {
 				n.exec = func(f *frame) bltn {
-					ival := srcValue(f).Interface()
-					val, ok := ival.(valueInterface)
-					// TODO(mpl): I'm assuming here that !ok means that we're dealing with the empty
-					// interface case. But maybe we should make sure by checking the relevant cat
-					// instead? later. Use t := v.Type(); t.Kind() == reflect.Interface , like above.
-					if !ok {
-						var stype string
-						if ival != nil {
-							stype = strings.ReplaceAll(reflect.TypeOf(ival).String(), " {}", "{}")
-						}
-						for _, typ := range types {
-							// TODO(mpl): we should actually use canAssertTypes, but need to find a valid
-							// rtype for typ. Plus we need to refactor with typeAssert().
-							// weak check instead for now.
-							if ival == nil {
-								if typ.cat == nilT {
-									return tnext
-								}
-								continue
-							}
-							if stype == typ.id() {
-								return tnext
-							}
-						}
-						return fnext
-					}
-					if v := val.node; v != nil {
-						for _, typ := range types {
-							if v.typ.id() == typ.id() {
-								return tnext
-							}
+					v := srcValue(f)
+					for _, typ := range types {
+						if _, _, ok := typeSwitchMatch(v, typ); ok {
+							return tnext
 						}
 					}
 					return fnext
@@ -3103,97 +3076,23 @@ func _case(n *node) {
 			typ := types[0]
 			n.exec = func(f *frame) bltn {
 				v := srcValue(f)
-				if !v.IsValid() {
-					// match zero value against nil
-					if typ.cat == nilT {
-						return tnext
-					}
+				val, node, ok := typeSwitchMatch(v, typ)
+				if !ok {
 					return fnext
 				}
-				if t := v.Type(); t.Kind() == reflect.Interface {
-					if typ.cat == nilT && v.IsNil() {
-						return tnext
-					}
-					rtyp := typ.TypeOf()
-					if rtyp == nil {
-						return fnext
-					}
-					elem := v.Elem()
-					if rtyp.String() == t.String() && implementsInterface(v, typ) {
-						destValue(f).Set(elem)
-						return tnext
-					}
-					ival := v.Interface()
-					if ival != nil && rtyp.String() == reflect.TypeOf(ival).String() {
-						destValue(f).Set(elem)
-						return tnext
-					}
-					if typ.cat == valueT && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
-						destValue(f).Set(elem)
-						return tnext
-					}
-					return fnext
+				if typ.cat != nilT {
+					setCaseValue(f, destValue(f), v, val, node)
 				}
-				if vi, ok := v.Interface().(valueInterface); ok {
-					if vi.node != nil {
-						if vi.node.typ.id() == typ.id() {
-							destValue(f).Set(vi.value)
-							return tnext
-						}
-					}
-					return fnext
-				}
-				if v.Type() == typ.TypeOf() {
-					destValue(f).Set(v)
-					return tnext
-				}
-				return fnext
+				return tnext
 			}
 
 		default:
+			// several types: the variable keeps the guard's type
 			n.exec = func(f *frame) bltn {
-				val := srcValue(f)
-				if t := val.Type(); t.Kind() == reflect.Interface {
-					for _, typ := range types {
-						if typ.cat == nilT && val.IsNil() {
-							return tnext
-						}
-						rtyp := typ.TypeOf()
-						if rtyp == nil {
-							continue
-						}
-						elem := val.Elem()
-						if rtyp.String() == t.String() && implementsInterface(val, typ) {
-							destValue(f).Set(elem)
-							return tnext
-						}
-						ival := val.Interface()
-						if ival != nil && rtyp.String() == reflect.TypeOf(ival).String() {
-							destValue(f).Set(elem)
-							return tnext
-						}
-						if typ.cat == valueT && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
-							destValue(f).Set(elem)
-							return tnext
-						}
-					}
-					return fnext
-				}
-				if vi, ok := val.Interface().(valueInterface); ok {
-					if v := vi.node; v != nil {
-						for _, typ := range types {
-							if v.typ.id() == typ.id() {
-								destValue(f).Set(val)
-								return tnext
-							}
-						}
-					}
-					return fnext
-				}
-				vt := val.Type()
+				v := srcValue(f)
 				for _, typ := range types {
-					if vt == typ.TypeOf() {
-						destValue(f).Set(val)
+					if _, _, ok := typeSwitchMatch(v, typ); ok {
+						destValue(f).Set(v)
 						return tnext
 					}
 				}
@@ -3225,6 +3124,102 @@ func _case(n *node) {
 			}
 			return fnext
 		}
+	}
+}
+
+// typeSwitchMatch reports whether v, the value of a type switch guard,
+// matches the case type typ: is nil for `case nil`, has dynamic type typ,
+// or implements the interface typ. It returns the concrete value and,
+// when the value came from interpreted code, the node of its type.
+//
+// emily patch 15: upstream compared type strings, and missed a value
+// held in an interface slot as a valueInterface (a session value with
+// methods), in an interface wrapper (IValue), or a compiled value that
+// implements a compiled interface (`case error:` missed errors.New).
+func typeSwitchMatch(v reflect.Value, typ *itype) (reflect.Value, *node, bool) {
+	var dyn *node // the interpreted dynamic type, when known
+	for v.IsValid() {
+		if v.Kind() == reflect.Interface {
+			if v.IsNil() {
+				v = reflect.Value{}
+				break
+			}
+			v = v.Elem()
+			continue
+		}
+		if v.Type() == valueInterfaceType {
+			vi := v.Interface().(valueInterface)
+			if vi.node != nil {
+				dyn = vi.node
+			}
+			v = vi.value
+			continue
+		}
+		if vt := v.Type(); vt.Kind() == reflect.Struct && vt.NumField() > 0 && vt.Field(0).Name == "IValue" {
+			v = v.Field(0) // an interface wrapper made for compiled code
+			continue
+		}
+		break
+	}
+	if !v.IsValid() {
+		return v, nil, typ.cat == nilT
+	}
+	if typ.cat == nilT {
+		return v, nil, false
+	}
+	var dt *itype
+	if dyn != nil && dyn.typ != nil && !isInterface(dyn.typ) {
+		dt = dyn.typ
+	}
+	if isInterface(typ) {
+		if isEmptyInterface(typ) {
+			return v, dyn, true
+		}
+		if dt != nil && dt.cat != valueT {
+			return v, dyn, dt.methods().contains(typ.methods())
+		}
+		if typ.cat == valueT || typ.cat == errorT {
+			return v, dyn, v.Type().Implements(typ.TypeOf())
+		}
+		return v, dyn, (&itype{cat: valueT, rtype: v.Type()}).methods().contains(typ.methods())
+	}
+	if dt != nil {
+		return v, dyn, dt.id() == typ.id()
+	}
+	// A value without its interpreted type: compare the reflect types. An
+	// interpreted type with methods is always held with its type (as a
+	// valueInterface), so a bare value is not of it: `case Color:` must
+	// not catch an int. (One without methods is held bare, and cannot be
+	// told from its underlying type.)
+	if typ.cat != valueT && len(typ.method) > 0 {
+		return v, nil, false
+	}
+	rt := typ.TypeOf()
+	return v, nil, rt != nil && v.Type() == rt
+}
+
+// setCaseValue sets dest, the variable of a type switch clause with one
+// type, to the matched value val (the guard's value was v): the concrete
+// value for a concrete type, an interface value for an interface type.
+func setCaseValue(f *frame, dest, v, val reflect.Value, nod *node) {
+	dt := dest.Type()
+	switch {
+	case val.Type().AssignableTo(dt):
+		dest.Set(val)
+	case dt == valueInterfaceType:
+		dest.Set(reflect.ValueOf(valueInterface{nod, val}))
+	case nod != nil && dt.Kind() == reflect.Interface:
+		// An interpreted value as a compiled interface (`case error:` of a
+		// session error type): wrap it, as a conversion does.
+		tmp := *nod
+		tmp.rval = val
+		dest.Set(genInterfaceWrapper(&tmp, dt)(f))
+	case v.Type().AssignableTo(dt):
+		dest.Set(v)
+	case val.Type().ConvertibleTo(dt):
+		dest.Set(val.Convert(dt))
+	default:
+		dest.Set(v)
 	}
 }
 
