@@ -476,7 +476,9 @@ func typeAssert(n *node, withResult, withOk bool) {
 				leftType = val.node.typ.rtype
 			} else {
 				v = v.Elem()
-				leftType = v.Type()
+				if v.IsValid() { // emily patch 14: a nil interface has no type
+					leftType = v.Type()
+				}
 				ok = true
 			}
 			ok = v.IsValid()
@@ -884,7 +886,7 @@ func addr(n *node) {
 	}
 }
 
-func deref(n *node) {
+func deref(n *node) { // emily patch 14: a nil pointer panics as in Go
 	value := genValue(n.child[0])
 	tnext := getExec(n.tnext)
 	i := n.findex
@@ -893,7 +895,7 @@ func deref(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := value(f).Elem()
+			r := elemValue(value(f))
 			if r.Bool() {
 				getFrame(f, l).data[i] = r
 				return tnext
@@ -902,7 +904,7 @@ func deref(n *node) {
 		}
 	} else {
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem()
+			getFrame(f, l).data[i] = elemValue(value(f))
 			return tnext
 		}
 	}
@@ -961,10 +963,24 @@ func _recover(n *node) {
 			return tnext
 		}
 
-		if isEmptyInterface(n.typ) {
+		// emily patch 14: a panic of interpreted code panics with the
+		// reflect.Value of its argument; recover returns that argument
+		// (upstream returned the reflect.Value itself in an any, so
+		// r.(error) and r.(string) failed on what panic was given).
+		rv, isValue := f.anc.recovered.(reflect.Value)
+		if !isValue {
+			rv = reflect.ValueOf(f.anc.recovered)
+		}
+		if rv.IsValid() && rv.Kind() == reflect.Interface {
+			rv = rv.Elem()
+		}
+		switch {
+		case isEmptyInterface(n.typ) && rv.IsValid():
+			dest(f).Set(rv)
+		case isEmptyInterface(n.typ):
 			dest(f).Set(reflect.ValueOf(f.anc.recovered))
-		} else {
-			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(f.anc.recovered)}))
+		default:
+			dest(f).Set(reflect.ValueOf(valueInterface{n, rv}))
 		}
 		f.anc.recovered = nil
 		return tnext
@@ -1809,7 +1825,7 @@ func getIndexBinPtrMethod(n *node) {
 }
 
 // getIndexArray returns array value from index.
-func getIndexArray(n *node) {
+func getIndexArray(n *node) { // emily patch 14: indexValue checks the bounds as Go does
 	tnext := getExec(n.tnext)
 	value0 := genValueArray(n.child[0]) // array
 	i := n.findex
@@ -1820,7 +1836,7 @@ func getIndexArray(n *node) {
 		if n.fnext != nil {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
-				r := value0(f).Index(ai)
+				r := indexValue(value0(f), ai)
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -1829,7 +1845,7 @@ func getIndexArray(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value0(f).Index(ai)
+				getFrame(f, l).data[i] = indexValue(value0(f), ai)
 				return tnext
 			}
 		}
@@ -1840,7 +1856,7 @@ func getIndexArray(n *node) {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				r := value0(f).Index(int(vi))
+				r := indexValue(value0(f), int(vi))
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -1850,7 +1866,7 @@ func getIndexArray(n *node) {
 		} else {
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				getFrame(f, l).data[i] = value0(f).Index(int(vi))
+				getFrame(f, l).data[i] = indexValue(value0(f), int(vi))
 				return tnext
 			}
 		}
@@ -2183,7 +2199,7 @@ func getIndexSeq(n *node) {
 	}
 }
 
-func getPtrIndexSeq(n *node) {
+func getPtrIndexSeq(n *node) { // emily patch 14: a nil pointer panics as in Go
 	index := n.val.([]int)
 	tnext := getExec(n.tnext)
 	value := genValue(n.child[0])
@@ -2193,7 +2209,7 @@ func getPtrIndexSeq(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := value(f).Elem().FieldByIndex(index)
+			r := elemValue(value(f)).FieldByIndex(index)
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2202,7 +2218,7 @@ func getPtrIndexSeq(n *node) {
 		}
 	} else {
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(index)
+			getFrame(f, l).data[i] = elemValue(value(f)).FieldByIndex(index)
 			return tnext
 		}
 	}
@@ -3919,7 +3935,7 @@ func _select(n *node) {
 }
 
 // slice expression: array[low:high:max].
-func slice(n *node) {
+func slice(n *node) { // emily patch 14: sliceValue and slice3Value check the bounds as Go does
 	i := n.findex
 	l := n.level
 	next := getExec(n.tnext)
@@ -3930,7 +3946,7 @@ func slice(n *node) {
 	case 2:
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(int(vInt(value1(f))), a.Len())
+			getFrame(f, l).data[i] = sliceValue(a, int(vInt(value1(f))), a.Len())
 			return next
 		}
 	case 3:
@@ -3938,7 +3954,7 @@ func slice(n *node) {
 
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(int(vInt(value1(f))), int(vInt(value2(f))))
+			getFrame(f, l).data[i] = sliceValue(a, int(vInt(value1(f))), int(vInt(value2(f))))
 			return next
 		}
 	case 4:
@@ -3947,7 +3963,7 @@ func slice(n *node) {
 
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice3(int(vInt(value1(f))), int(vInt(value2(f))), int(vInt(value3(f))))
+			getFrame(f, l).data[i] = slice3Value(a, int(vInt(value1(f))), int(vInt(value2(f))), int(vInt(value3(f))))
 			return next
 		}
 	}
@@ -3964,14 +3980,14 @@ func slice0(n *node) {
 	case 1:
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(0, a.Len())
+			getFrame(f, l).data[i] = sliceValue(a, 0, a.Len())
 			return next
 		}
 	case 2:
 		value1 := genValue(n.child[1])
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(0, int(vInt(value1(f))))
+			getFrame(f, l).data[i] = sliceValue(a, 0, int(vInt(value1(f))))
 			return next
 		}
 	case 3:
@@ -3979,7 +3995,7 @@ func slice0(n *node) {
 		value2 := genValue(n.child[2])
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice3(0, int(vInt(value1(f))), int(vInt(value2(f))))
+			getFrame(f, l).data[i] = slice3Value(a, 0, int(vInt(value1(f))), int(vInt(value2(f))))
 			return next
 		}
 	}
