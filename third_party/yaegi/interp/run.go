@@ -1205,8 +1205,24 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		if vi, ok := v.Interface().(valueInterface); ok {
 			n2 = vi.node
 		}
+		iv := v
+		for {
+			vi, ok := iv.Interface().(valueInterface)
+			if !ok {
+				break
+			}
+			iv = vi.value
+		}
 		v = getConcreteValue(v)
 		w := reflect.New(wrap).Elem()
+		if dyn := n.typ; n2 == nil && !isInterfaceSrc(dyn) || n2 != nil && n2.typ != nil && !isInterfaceSrc(n2.typ) {
+			// emily patch 17: the value itself, not the last field that
+			// getConcreteValue takes from a struct (it looks for the
+			// value of an emulated interface): a session struct error
+			// wrapped for compiled code must be found again by errors.As
+			// and type assertions.
+			v = iv
+		}
 		w.Field(0).Set(v)
 		for i, m := range methods {
 			if m == nil {
