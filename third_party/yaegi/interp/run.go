@@ -1215,7 +1215,11 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		}
 		v = getConcreteValue(v)
 		w := reflect.New(wrap).Elem()
-		if dyn := n.typ; n2 == nil && !isInterfaceSrc(dyn) || n2 != nil && n2.typ != nil && !isInterfaceSrc(n2.typ) {
+		dyn := n.typ // the dynamic type of the value
+		if n2 != nil {
+			dyn = n2.typ
+		}
+		if dyn != nil && !isInterfaceSrc(dyn) {
 			// emily patch 17: the value itself, not the last field that
 			// getConcreteValue takes from a struct (it looks for the
 			// value of an emulated interface): a session struct error
