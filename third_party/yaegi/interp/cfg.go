@@ -3084,6 +3084,11 @@ func compositeGenerator(n *node, typ *itype, rtyp reflect.Type) (gen bltnGenerat
 // to find the corresponding method, and populates n accordingly.
 func matchSelectorMethod(sc *scope, n *node) (err error) {
 	name := n.child[1].ident
+	if n.child[0].isType(sc) {
+		if rt := binTypeOf(n.typ); rt != nil {
+			return binMethodExpr(n, rt, name)
+		}
+	}
 	if n.typ.cat == valueT || n.typ.cat == errorT {
 		switch method, ok := n.typ.rtype.MethodByName(name); {
 		case ok:
@@ -3162,6 +3167,13 @@ func matchSelectorMethod(sc *scope, n *node) (err error) {
 			n.typ = &itype{}
 			*n.typ = *m.typ
 			n.typ.arg = append([]*itype{n.child[0].typ}, m.typ.arg...)
+			// emily patch 13: the copy kept m's cached reflect type (no
+			// receiver argument) and string; and its value is a function
+			// taking the receiver first (genValue), not the method.
+			n.typ.rtype = nil
+			n.typ.str = funcOf(n.typ.arg, n.typ.ret).str
+			n.methodExpr = true
+			n.methodPath = lind
 		} else {
 			// Handle method with receiver.
 			n.gen = getMethod
@@ -3196,6 +3208,57 @@ func matchSelectorMethod(sc *scope, n *node) (err error) {
 	}
 
 	return n.cfgErrorf("undefined selector: %s", name)
+}
+
+// binTypeOf returns the reflect type of t if t is a type of compiled code
+// or a pointer to one, else nil.
+func binTypeOf(t *itype) reflect.Type {
+	switch {
+	case t.cat == valueT || t.cat == errorT:
+		return t.TypeOf()
+	case t.cat == ptrT && (t.val.cat == valueT || t.val.cat == errorT):
+		return reflect.PtrTo(t.val.TypeOf())
+	}
+	return nil
+}
+
+// binMethodExpr compiles the method expression n, (*strings.Builder).Len
+// or io.Reader.Read, of the type rt of compiled code: a function taking
+// the receiver first. emily patch 13: upstream compiled it as a method
+// value with the type as its receiver.
+func binMethodExpr(n *node, rt reflect.Type, name string) error {
+	m, ok := rt.MethodByName(name)
+	if !ok {
+		return n.cfgErrorf("%s undefined (type %s has no method %s)", n.child[0].typ.id()+"."+name, rt, name)
+	}
+	n.findex = notInFrame
+	n.gen = nop
+	if rt.Kind() != reflect.Interface {
+		// The method of a concrete type already takes its receiver first.
+		n.rval = m.Func
+		n.typ = valueTOf(m.Type)
+		return nil
+	}
+	in := []reflect.Type{rt}
+	for i := 0; i < m.Type.NumIn(); i++ {
+		in = append(in, m.Type.In(i))
+	}
+	out := make([]reflect.Type, m.Type.NumOut())
+	for i := range out {
+		out[i] = m.Type.Out(i)
+	}
+	ft := reflect.FuncOf(in, out, m.Type.IsVariadic())
+	n.rval = reflect.MakeFunc(ft, func(args []reflect.Value) []reflect.Value {
+		if args[0].IsNil() {
+			panic(runtimeError("invalid memory address or nil pointer dereference"))
+		}
+		if ft.IsVariadic() {
+			return args[0].Elem().MethodByName(name).CallSlice(args[1:])
+		}
+		return args[0].Elem().MethodByName(name).Call(args[1:])
+	})
+	n.typ = valueTOf(ft)
+	return nil
 }
 
 // arrayTypeLen returns the node's array length. If the expression is an

@@ -135,3 +135,19 @@ func TestREPLGenericCall(t *testing.T) {
 		{src: `fmt.Sprintf("%T %v", ks, ks)`, want: "[]string [k]"},
 	})
 }
+
+// TestREPLTypeSwitch: a type switch in a later input sees the dynamic
+// type of a session value passed as any (PATCHES.md 15).
+func TestREPLTypeSwitch(t *testing.T) {
+	runREPL(t, []replStep{
+		{src: `import ("errors"; "fmt")`},
+		{src: `type Color int`},
+		{src: `func (c Color) String() string { return fmt.Sprint("color#", int(c)) }`},
+		{src: `func kind(v any) string { switch x := v.(type) { case error: return "error " + x.Error(); case Color: return "Color " + x.String(); case int: return "int" }; return "other" }`},
+		{src: `kind(Color(2))`, want: "Color color#2"},
+		{src: `var a any = Color(3)`},
+		{src: `kind(a)`, want: "Color color#3"},
+		{src: `kind(4)`, want: "int"},
+		{src: `kind(errors.New("boom"))`, want: "error boom"},
+	})
+}

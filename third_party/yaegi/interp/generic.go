@@ -252,10 +252,12 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 	// The type parameters, in their order of declaration.
 	var names []string
 	isParam := map[string]bool{}
+	constraint := map[string]*node{}
 	for _, c := range ftn.child[0].child {
 		for _, cc := range c.child[:len(c.child)-1] {
 			names = append(names, cc.ident)
 			isParam[cc.ident] = true
+			constraint[cc.ident] = c.lastChild()
 		}
 	}
 	bound := map[string]*itype{}
@@ -386,7 +388,21 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 			return types, bound, nil
 		}
 		if t.untyped {
-			t = sc.getType(t.name) // an untyped constant takes its default type
+			// An untyped constant takes its default type, if that satisfies
+			// the constraint (the error names the constant's kind, as Go).
+			ct, err := nodeType(fun.interp, sc, constraint[name])
+			if err != nil {
+				return nil, nil, err
+			}
+			dt := sc.getType(t.name)
+			if checkConstraint(dt, ct) != nil {
+				at := t.node
+				if at == nil {
+					at = fun
+				}
+				return nil, nil, at.cfgErrorf("%s does not implement %s", t.id(), ct.id())
+			}
+			t = dt
 			bound[name] = t
 		}
 		types = append(types, t)

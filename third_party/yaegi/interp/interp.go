@@ -53,6 +53,8 @@ type node struct {
 	ident      string         // set if node is a var or func
 	redeclared bool           // set if node is a redeclared variable (CFG)
 	meta       interface{}    // meta stores meta information between gta runs, like errors
+	methodExpr bool           // a method expression, T.M or (*T).M: val is the method (emily patch 13)
+	methodPath []int          // for methodExpr, the embedded field of T that has the method
 }
 
 func (n *node) shouldBreak() bool {

@@ -31,23 +31,26 @@ func TestRegressions(t *testing.T) {
 			if want == "" && !wantErr {
 				t.Fatalf("%s has no // Output: or // Error: comment", file)
 			}
-			var out bytes.Buffer
-			i := interp.New(interp.Options{Stdout: &out, Stderr: &out})
+			// Stdout is compared, as `go run` prints it; stderr (where yaegi
+			// also reports each frame a panic unwinds, recovered or not)
+			// only shows in failures.
+			var out, errOut bytes.Buffer
+			i := interp.New(interp.Options{Stdout: &out, Stderr: &errOut})
 			if err := i.Use(stdlib.Symbols); err != nil {
 				t.Fatal(err)
 			}
 			_, err = i.EvalPath(file)
 			if wantErr {
 				if err == nil || !strings.Contains(err.Error(), want) {
-					t.Fatalf("want an error containing %q, got %v (output %q)", want, err, out.String())
+					t.Fatalf("want an error containing %q, got %v (output %q, stderr %q)", want, err, out.String(), errOut.String())
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("error: %v\noutput so far:\n%s", err, out.String())
+				t.Fatalf("error: %v\noutput so far:\n%s\nstderr:\n%s", err, out.String(), errOut.String())
 			}
 			if got := strings.TrimRight(out.String(), "\n"); got != want {
-				t.Fatalf("output differs from go run's\n--- got\n%s\n--- want\n%s", got, want)
+				t.Fatalf("output differs from go run's\n--- got\n%s\n--- want\n%s\n--- stderr\n%s", got, want, errOut.String())
 			}
 		})
 	}

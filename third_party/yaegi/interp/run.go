@@ -8,7 +8,6 @@ import (
 	"go/constant"
 	"reflect"
 	"regexp"
-	"strings"
 	"unsafe"
 )
 
@@ -252,11 +251,18 @@ func stopped(n *node) bltn {
 func runCfg(n *node, f *frame, funcNode, callNode *node) {
 	var exec bltn
 	defer func() {
+		// emily patch 12: the deferred calls run without f's lock held: a
+		// closure defined in f locks f to restore its slot when it returns
+		// (see getFunc), so `defer fn()` with fn a closure deadlocked.
+		rec := recover()
 		f.mutex.Lock()
-		f.recovered = recover()
-		for _, val := range f.deferred {
+		f.recovered = rec
+		deferred := f.deferred
+		f.mutex.Unlock()
+		for _, val := range deferred {
 			val[0].Call(val[1:])
 		}
+		f.mutex.Lock()
 		if f.recovered != nil {
 			oNode := originalExecNode(n, exec)
 			if oNode == nil {
@@ -380,7 +386,8 @@ func typeAssert(n *node, withResult, withOk bool) {
 				}
 				return next
 			}
-			if c0.typ.cat == valueT {
+			if c0.typ.cat == valueT || valf.Type() != valueInterfaceType {
+				// emily patch 15: also from an `any` (the valueInterface it holds).
 				valf = reflect.ValueOf(v)
 			}
 			if v.node.typ.id() == typID {
@@ -479,7 +486,9 @@ func typeAssert(n *node, withResult, withOk bool) {
 				leftType = val.node.typ.rtype
 			} else {
 				v = v.Elem()
-				leftType = v.Type()
+				if v.IsValid() { // emily patch 14: a nil interface has no type
+					leftType = v.Type()
+				}
 				ok = true
 			}
 			ok = v.IsValid()
@@ -887,7 +896,7 @@ func addr(n *node) {
 	}
 }
 
-func deref(n *node) {
+func deref(n *node) { // emily patch 14: a nil pointer panics as in Go
 	value := genValue(n.child[0])
 	tnext := getExec(n.tnext)
 	i := n.findex
@@ -896,7 +905,7 @@ func deref(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := value(f).Elem()
+			r := elemValue(value(f))
 			if r.Bool() {
 				getFrame(f, l).data[i] = r
 				return tnext
@@ -905,7 +914,7 @@ func deref(n *node) {
 		}
 	} else {
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem()
+			getFrame(f, l).data[i] = elemValue(value(f))
 			return tnext
 		}
 	}
@@ -970,10 +979,24 @@ func _recover(n *node) {
 			return tnext
 		}
 
-		if isEmptyInterface(n.typ) {
+		// emily patch 14: a panic of interpreted code panics with the
+		// reflect.Value of its argument; recover returns that argument
+		// (upstream returned the reflect.Value itself in an any, so
+		// r.(error) and r.(string) failed on what panic was given).
+		rv, isValue := a.recovered.(reflect.Value)
+		if !isValue {
+			rv = reflect.ValueOf(a.recovered)
+		}
+		if rv.IsValid() && rv.Kind() == reflect.Interface {
+			rv = rv.Elem()
+		}
+		switch {
+		case isEmptyInterface(n.typ) && rv.IsValid():
+			dest(f).Set(rv)
+		case isEmptyInterface(n.typ):
 			dest(f).Set(reflect.ValueOf(a.recovered))
-		} else {
-			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(a.recovered)}))
+		default:
+			dest(f).Set(reflect.ValueOf(valueInterface{n, rv}))
 		}
 		a.recovered = nil
 		return tnext
@@ -996,7 +1019,7 @@ func genBuiltinDeferWrapper(n *node, in, out []func(*frame) reflect.Value, fn fu
 			val := make([]reflect.Value, len(in)+1)
 			inTypes := make([]reflect.Type, len(in))
 			for i, v := range in {
-				val[i+1] = v(f)
+				val[i+1] = copyValue(v(f)) // emily patch 11: arguments are evaluated at the defer
 				inTypes[i] = val[i+1].Type()
 			}
 			outTypes := make([]reflect.Type, len(out))
@@ -1027,6 +1050,37 @@ func genBuiltinDeferWrapper(n *node, in, out []func(*frame) reflect.Value, fn fu
 	}
 }
 
+// methodExprRecv returns the receiver of a method called through a
+// method expression with first argument v: the embedded field at path
+// that has the method, as a pointer or a value as the method wants.
+func methodExprRecv(v reflect.Value, path []int, ptr bool) reflect.Value {
+	for _, i := range path {
+		if v.Kind() == reflect.Ptr {
+			v = v.Elem()
+		}
+		v = v.Field(i)
+	}
+	switch {
+	case ptr && v.Kind() != reflect.Ptr:
+		return v.Addr()
+	case !ptr && v.Kind() == reflect.Ptr:
+		return v.Elem()
+	}
+	return v
+}
+
+// copyValue returns a copy of v if v is a variable (a frame slot, an
+// element): what a defer or go statement evaluates now must not change
+// when the variable does before the call runs. emily patch 11.
+func copyValue(v reflect.Value) reflect.Value {
+	if !v.IsValid() || !v.CanAddr() {
+		return v
+	}
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	return c
+}
+
 func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	var def *node
 	var ok bool
@@ -1054,6 +1108,31 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 			// a loop's next iteration has new ones (emily patch 43).
 			f = f.clone()
 		}
+		// emily patch 11: the receiver of a method value is evaluated, and
+		// a value receiver copied, when the method value is (`g := c.Get`,
+		// `defer c.Show()`), not each time it is called.
+		var recv reflect.Value
+		if rcvr != nil {
+			src := rcvr(f)
+			for {
+				vs, ok := src.Interface().(valueInterface)
+				if !ok {
+					break
+				}
+				src = vs.value
+			}
+			sk, dk := src.Kind(), def.types[numRet].Kind()
+			switch {
+			case sk == reflect.Ptr && dk != reflect.Ptr:
+				recv = copyValue(src.Elem())
+			case sk != reflect.Ptr && dk == reflect.Ptr:
+				recv = src.Addr()
+			case dk != reflect.Ptr:
+				recv = copyValue(src)
+			default:
+				recv = src
+			}
+		}
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr := newFrame(f, len(def.types), f.runid())
@@ -1066,34 +1145,26 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 				d = d[numRet:]
 			} else {
 				// Copy method receiver as first argument.
-				src, dest := rcvr(f), d[numRet]
-				sk, dk := src.Kind(), dest.Kind()
-				for {
-					vs, ok := src.Interface().(valueInterface)
-					if !ok {
-						break
-					}
-					src = vs.value
-					sk = src.Kind()
-				}
-				switch {
-				case sk == reflect.Ptr && dk != reflect.Ptr:
-					dest.Set(src.Elem())
-				case sk != reflect.Ptr && dk == reflect.Ptr:
-					dest.Set(src.Addr())
-				default:
-					dest.Set(src)
-				}
+				d[numRet].Set(recv)
 				d = d[numRet+1:]
 			}
 
 			// Copy function input arguments in local frame.
+			argTypes := def.typ.arg
+			if n.methodExpr {
+				// emily patch 13: the receiver comes first, as an argument;
+				// (*T).M of a value method M receives a pointer.
+				argTypes = n.typ.arg
+				if len(in) > 0 && len(d) > 0 {
+					in = append([]reflect.Value{methodExprRecv(in[0], n.methodPath, d[0].Kind() == reflect.Ptr)}, in[1:]...)
+				}
+			}
 			for i, arg := range in {
 				if i >= len(d) {
 					// In case of unused arg, there may be not even a frame entry allocated, just skip.
 					break
 				}
-				typ := def.typ.arg[i]
+				typ := argTypes[i]
 				switch {
 				case isEmptyInterface(typ) || typ.TypeOf() == valueInterfaceType:
 					d[i].Set(arg)
@@ -1166,8 +1237,28 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		if vi, ok := v.Interface().(valueInterface); ok {
 			n2 = vi.node
 		}
+		iv := v
+		for {
+			vi, ok := iv.Interface().(valueInterface)
+			if !ok {
+				break
+			}
+			iv = vi.value
+		}
 		v = getConcreteValue(v)
 		w := reflect.New(wrap).Elem()
+		dyn := n.typ // the dynamic type of the value
+		if n2 != nil {
+			dyn = n2.typ
+		}
+		if dyn != nil && !isInterfaceSrc(dyn) {
+			// emily patch 17: the value itself, not the last field that
+			// getConcreteValue takes from a struct (it looks for the
+			// value of an emulated interface): a session struct error
+			// wrapped for compiled code must be found again by errors.As
+			// and type assertions.
+			v = iv
+		}
 		w.Field(0).Set(v)
 		for i, m := range methods {
 			if m == nil {
@@ -1350,9 +1441,9 @@ func call(n *node) {
 		value = genFunctionWrapper(c0)
 		n.exec = func(f *frame) bltn {
 			val := make([]reflect.Value, len(values)+1)
-			val[0] = value(f)
+			val[0] = copyValue(value(f)) // the function value too: `defer fn()`, then fn = other
 			for i, v := range values {
-				val[i+1] = v(f)
+				val[i+1] = copyValue(v(f)) // emily patch 11: arguments are evaluated at the defer
 			}
 			f.deferred = append([][]reflect.Value{val}, f.deferred...)
 			return tnext
@@ -1620,9 +1711,9 @@ func callBin(n *node) {
 		// Store function call in frame for deferred execution.
 		n.exec = func(f *frame) bltn {
 			val := make([]reflect.Value, l+1)
-			val[0] = value(f)
+			val[0] = copyValue(value(f))
 			for i, v := range values {
-				val[i+1] = getBinValue(getMapType, v, f)
+				val[i+1] = copyValue(getBinValue(getMapType, v, f)) // emily patch 11
 			}
 			f.deferred = append([][]reflect.Value{val}, f.deferred...)
 			return tnext
@@ -1632,7 +1723,7 @@ func callBin(n *node) {
 		n.exec = func(f *frame) bltn {
 			in := make([]reflect.Value, l)
 			for i, v := range values {
-				in[i] = getBinValue(getMapType, v, f)
+				in[i] = copyValue(getBinValue(getMapType, v, f)) // emily patch 11: before the goroutine starts
 			}
 			go callFn(value(f), in)
 			return tnext
@@ -1786,7 +1877,7 @@ func getIndexBinPtrMethod(n *node) {
 }
 
 // getIndexArray returns array value from index.
-func getIndexArray(n *node) {
+func getIndexArray(n *node) { // emily patch 14: indexValue checks the bounds as Go does
 	tnext := getExec(n.tnext)
 	value0 := genValueArray(n.child[0]) // array
 	i := n.findex
@@ -1797,7 +1888,7 @@ func getIndexArray(n *node) {
 		if n.fnext != nil {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
-				r := value0(f).Index(ai)
+				r := indexValue(value0(f), ai)
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -1806,7 +1897,7 @@ func getIndexArray(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value0(f).Index(ai)
+				getFrame(f, l).data[i] = indexValue(value0(f), ai)
 				return tnext
 			}
 		}
@@ -1817,7 +1908,7 @@ func getIndexArray(n *node) {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				r := value0(f).Index(int(vi))
+				r := indexValue(value0(f), int(vi))
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -1827,7 +1918,7 @@ func getIndexArray(n *node) {
 		} else {
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				getFrame(f, l).data[i] = value0(f).Index(int(vi))
+				getFrame(f, l).data[i] = indexValue(value0(f), int(vi))
 				return tnext
 			}
 		}
@@ -2160,7 +2251,7 @@ func getIndexSeq(n *node) {
 	}
 }
 
-func getPtrIndexSeq(n *node) {
+func getPtrIndexSeq(n *node) { // emily patch 14: a nil pointer panics as in Go
 	index := n.val.([]int)
 	tnext := getExec(n.tnext)
 	value := genValue(n.child[0])
@@ -2170,7 +2261,7 @@ func getPtrIndexSeq(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := value(f).Elem().FieldByIndex(index)
+			r := elemValue(value(f)).FieldByIndex(index)
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2179,7 +2270,7 @@ func getPtrIndexSeq(n *node) {
 		}
 	} else {
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(index)
+			getFrame(f, l).data[i] = elemValue(value(f)).FieldByIndex(index)
 			return tnext
 		}
 	}
@@ -3027,37 +3118,10 @@ func _case(n *node) {
 				n.exec = func(f *frame) bltn { return tnext }
 			} else {
 				n.exec = func(f *frame) bltn {
-					ival := srcValue(f).Interface()
-					val, ok := ival.(valueInterface)
-					// TODO(mpl): I'm assuming here that !ok means that we're dealing with the empty
-					// interface case. But maybe we should make sure by checking the relevant cat
-					// instead? later. Use t := v.Type(); t.Kind() == reflect.Interface , like above.
-					if !ok {
-						var stype string
-						if ival != nil {
-							stype = strings.ReplaceAll(reflect.TypeOf(ival).String(), " {}", "{}")
-						}
-						for _, typ := range types {
-							// TODO(mpl): we should actually use canAssertTypes, but need to find a valid
-							// rtype for typ. Plus we need to refactor with typeAssert().
-							// weak check instead for now.
-							if ival == nil {
-								if typ.cat == nilT {
-									return tnext
-								}
-								continue
-							}
-							if stype == typ.id() {
-								return tnext
-							}
-						}
-						return fnext
-					}
-					if v := val.node; v != nil {
-						for _, typ := range types {
-							if v.typ.id() == typ.id() {
-								return tnext
-							}
+					v := srcValue(f)
+					for _, typ := range types {
+						if _, _, ok := typeSwitchMatch(v, typ); ok {
+							return tnext
 						}
 					}
 					return fnext
@@ -3080,97 +3144,23 @@ func _case(n *node) {
 			typ := types[0]
 			n.exec = func(f *frame) bltn {
 				v := srcValue(f)
-				if !v.IsValid() {
-					// match zero value against nil
-					if typ.cat == nilT {
-						return tnext
-					}
+				val, node, ok := typeSwitchMatch(v, typ)
+				if !ok {
 					return fnext
 				}
-				if t := v.Type(); t.Kind() == reflect.Interface {
-					if typ.cat == nilT && v.IsNil() {
-						return tnext
-					}
-					rtyp := typ.TypeOf()
-					if rtyp == nil {
-						return fnext
-					}
-					elem := v.Elem()
-					if rtyp.String() == t.String() && implementsInterface(v, typ) {
-						destValue(f).Set(elem)
-						return tnext
-					}
-					ival := v.Interface()
-					if ival != nil && rtyp.String() == reflect.TypeOf(ival).String() {
-						destValue(f).Set(elem)
-						return tnext
-					}
-					if typ.cat == valueT && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
-						destValue(f).Set(elem)
-						return tnext
-					}
-					return fnext
+				if typ.cat != nilT {
+					setCaseValue(f, destValue(f), v, val, node)
 				}
-				if vi, ok := v.Interface().(valueInterface); ok {
-					if vi.node != nil {
-						if vi.node.typ.id() == typ.id() {
-							destValue(f).Set(vi.value)
-							return tnext
-						}
-					}
-					return fnext
-				}
-				if v.Type() == typ.TypeOf() {
-					destValue(f).Set(v)
-					return tnext
-				}
-				return fnext
+				return tnext
 			}
 
 		default:
+			// several types: the variable keeps the guard's type
 			n.exec = func(f *frame) bltn {
-				val := srcValue(f)
-				if t := val.Type(); t.Kind() == reflect.Interface {
-					for _, typ := range types {
-						if typ.cat == nilT && val.IsNil() {
-							return tnext
-						}
-						rtyp := typ.TypeOf()
-						if rtyp == nil {
-							continue
-						}
-						elem := val.Elem()
-						if rtyp.String() == t.String() && implementsInterface(val, typ) {
-							destValue(f).Set(elem)
-							return tnext
-						}
-						ival := val.Interface()
-						if ival != nil && rtyp.String() == reflect.TypeOf(ival).String() {
-							destValue(f).Set(elem)
-							return tnext
-						}
-						if typ.cat == valueT && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
-							destValue(f).Set(elem)
-							return tnext
-						}
-					}
-					return fnext
-				}
-				if vi, ok := val.Interface().(valueInterface); ok {
-					if v := vi.node; v != nil {
-						for _, typ := range types {
-							if v.typ.id() == typ.id() {
-								destValue(f).Set(val)
-								return tnext
-							}
-						}
-					}
-					return fnext
-				}
-				vt := val.Type()
+				v := srcValue(f)
 				for _, typ := range types {
-					if vt == typ.TypeOf() {
-						destValue(f).Set(val)
+					if _, _, ok := typeSwitchMatch(v, typ); ok {
+						destValue(f).Set(v)
 						return tnext
 					}
 				}
@@ -3202,6 +3192,102 @@ func _case(n *node) {
 			}
 			return fnext
 		}
+	}
+}
+
+// typeSwitchMatch reports whether v, the value of a type switch guard,
+// matches the case type typ: is nil for `case nil`, has dynamic type typ,
+// or implements the interface typ. It returns the concrete value and,
+// when the value came from interpreted code, the node of its type.
+//
+// emily patch 15: upstream compared type strings, and missed a value
+// held in an interface slot as a valueInterface (a session value with
+// methods), in an interface wrapper (IValue), or a compiled value that
+// implements a compiled interface (`case error:` missed errors.New).
+func typeSwitchMatch(v reflect.Value, typ *itype) (reflect.Value, *node, bool) {
+	var dyn *node // the interpreted dynamic type, when known
+	for v.IsValid() {
+		if v.Kind() == reflect.Interface {
+			if v.IsNil() {
+				v = reflect.Value{}
+				break
+			}
+			v = v.Elem()
+			continue
+		}
+		if v.Type() == valueInterfaceType {
+			vi := v.Interface().(valueInterface)
+			if vi.node != nil {
+				dyn = vi.node
+			}
+			v = vi.value
+			continue
+		}
+		if vt := v.Type(); vt.Kind() == reflect.Struct && vt.NumField() > 0 && vt.Field(0).Name == "IValue" {
+			v = v.Field(0) // an interface wrapper made for compiled code
+			continue
+		}
+		break
+	}
+	if !v.IsValid() {
+		return v, nil, typ.cat == nilT
+	}
+	if typ.cat == nilT {
+		return v, nil, false
+	}
+	var dt *itype
+	if dyn != nil && dyn.typ != nil && !isInterface(dyn.typ) {
+		dt = dyn.typ
+	}
+	if isInterface(typ) {
+		if isEmptyInterface(typ) {
+			return v, dyn, true
+		}
+		if dt != nil && dt.cat != valueT {
+			return v, dyn, dt.methods().contains(typ.methods())
+		}
+		if typ.cat == valueT || typ.cat == errorT {
+			return v, dyn, v.Type().Implements(typ.TypeOf())
+		}
+		return v, dyn, (&itype{cat: valueT, rtype: v.Type()}).methods().contains(typ.methods())
+	}
+	if dt != nil {
+		return v, dyn, dt.id() == typ.id()
+	}
+	// A value without its interpreted type: compare the reflect types. An
+	// interpreted type with methods is always held with its type (as a
+	// valueInterface), so a bare value is not of it: `case Color:` must
+	// not catch an int. (One without methods is held bare, and cannot be
+	// told from its underlying type.)
+	if typ.cat != valueT && len(typ.method) > 0 {
+		return v, nil, false
+	}
+	rt := typ.TypeOf()
+	return v, nil, rt != nil && v.Type() == rt
+}
+
+// setCaseValue sets dest, the variable of a type switch clause with one
+// type, to the matched value val (the guard's value was v): the concrete
+// value for a concrete type, an interface value for an interface type.
+func setCaseValue(f *frame, dest, v, val reflect.Value, nod *node) {
+	dt := dest.Type()
+	switch {
+	case val.Type().AssignableTo(dt):
+		dest.Set(val)
+	case dt == valueInterfaceType:
+		dest.Set(reflect.ValueOf(valueInterface{nod, val}))
+	case nod != nil && dt.Kind() == reflect.Interface:
+		// An interpreted value as a compiled interface (`case error:` of a
+		// session error type): wrap it, as a conversion does.
+		tmp := *nod
+		tmp.rval = val
+		dest.Set(genInterfaceWrapper(&tmp, dt)(f))
+	case v.Type().AssignableTo(dt):
+		dest.Set(v)
+	case val.Type().ConvertibleTo(dt):
+		dest.Set(val.Convert(dt))
+	default:
+		dest.Set(v)
 	}
 }
 
@@ -3916,7 +4002,7 @@ func _select(n *node) {
 }
 
 // slice expression: array[low:high:max].
-func slice(n *node) {
+func slice(n *node) { // emily patch 14: sliceValue and slice3Value check the bounds as Go does
 	i := n.findex
 	l := n.level
 	next := getExec(n.tnext)
@@ -3927,7 +4013,7 @@ func slice(n *node) {
 	case 2:
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(int(vInt(value1(f))), a.Len())
+			getFrame(f, l).data[i] = sliceValue(a, int(vInt(value1(f))), a.Len())
 			return next
 		}
 	case 3:
@@ -3935,7 +4021,7 @@ func slice(n *node) {
 
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(int(vInt(value1(f))), int(vInt(value2(f))))
+			getFrame(f, l).data[i] = sliceValue(a, int(vInt(value1(f))), int(vInt(value2(f))))
 			return next
 		}
 	case 4:
@@ -3944,7 +4030,7 @@ func slice(n *node) {
 
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice3(int(vInt(value1(f))), int(vInt(value2(f))), int(vInt(value3(f))))
+			getFrame(f, l).data[i] = slice3Value(a, int(vInt(value1(f))), int(vInt(value2(f))), int(vInt(value3(f))))
 			return next
 		}
 	}
@@ -3961,14 +4047,14 @@ func slice0(n *node) {
 	case 1:
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(0, a.Len())
+			getFrame(f, l).data[i] = sliceValue(a, 0, a.Len())
 			return next
 		}
 	case 2:
 		value1 := genValue(n.child[1])
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(0, int(vInt(value1(f))))
+			getFrame(f, l).data[i] = sliceValue(a, 0, int(vInt(value1(f))))
 			return next
 		}
 	case 3:
@@ -3976,7 +4062,7 @@ func slice0(n *node) {
 		value2 := genValue(n.child[2])
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice3(0, int(vInt(value1(f))), int(vInt(value2(f))))
+			getFrame(f, l).data[i] = slice3Value(a, 0, int(vInt(value1(f))), int(vInt(value2(f))))
 			return next
 		}
 	}

@@ -2052,6 +2052,20 @@ func lookupFieldOrMethod(t *itype, name string) *itype {
 	}
 }
 
+// hasMethod reports whether t, or a pointer to t, has an interpreted
+// method of the given name.
+func (t *itype) hasMethod(name string) bool {
+	if m, _ := t.lookupMethod(name); m != nil {
+		return true
+	}
+	if t.ptr != nil {
+		if m, _ := t.ptr.lookupMethod(name); m != nil {
+			return true
+		}
+	}
+	return false
+}
+
 func exportName(s string) string {
 	if canExport(s) {
 		return s
@@ -2235,11 +2249,22 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		}
 		ctx.slevel++
 		var fields []reflect.StructField
+		// A type with its own (interpreted) JSON methods, which encoding/json
+		// cannot call, keeps its unexported fields visible to it: they are
+		// the nearest to what the methods would encode, and round-trip.
+		jsonMethods := t.hasMethod("MarshalJSON") || t.hasMethod("UnmarshalJSON")
 		for _, f := range t.field {
 			field := reflect.StructField{
 				Name: exportName(f.name),
 				Type: f.typ.refType(ctx),
 				Tag:  reflect.StructTag(f.tag),
+			}
+			if !f.embed && !canExport(f.name) && !jsonMethods {
+				// emily patch 16: the field is exported only for reflect,
+				// as "X"+name; encoding/json and encoding/xml must ignore
+				// it, as they do the unexported field of compiled code.
+				// A tag's first key wins, so this prevails over the user's.
+				field.Tag = reflect.StructTag(strings.TrimSpace(`json:"-" xml:"-" ` + f.tag))
 			}
 			if len(t.field) == 1 && f.embed {
 				// Mark the field as embedded (anonymous) only if it is the

@@ -203,6 +203,11 @@ func fixStdlib(interp *Interpreter) {
 		})
 	}
 
+	if p = interp.binPkg["errors"]; p != nil {
+		// emily patch 17: errors.As to a target of a session error type.
+		p["As"] = reflect.ValueOf(errorsAs)
+	}
+
 	if p = interp.binPkg["log"]; p != nil {
 		l := log.New(stderr, "", log.LstdFlags)
 		// Restrict Fatal symbols to panic instead of exit.

@@ -125,6 +125,10 @@ func genValue(n *node) func(*frame) reflect.Value {
 		}
 		return func(f *frame) reflect.Value { return v }
 	default:
+		if n.methodExpr {
+			// emily patch 13: T.M as a value is a func(T, args...).
+			return genFunctionWrapper(n)
+		}
 		if n.rval.IsValid() {
 			convertConstantValue(n)
 			v := n.rval

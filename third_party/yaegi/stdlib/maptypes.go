@@ -15,7 +15,15 @@ func init() {
 		reflect.TypeOf((*fmt.Stringer)(nil)).Elem(),
 	}
 
-	MapTypes[reflect.ValueOf(fmt.Errorf)] = mt
+	// emily patch 17: a session error given to fmt.Errorf is passed as an
+	// error, so that %w wraps it (and errors.Is and As find it). Only
+	// there: a wrapper has no value for verbs such as %d, which print
+	// the value of an error type (yaegi's corpus, interface7.go).
+	MapTypes[reflect.ValueOf(fmt.Errorf)] = []reflect.Type{
+		reflect.TypeOf((*fmt.Formatter)(nil)).Elem(),
+		reflect.TypeOf((*error)(nil)).Elem(),
+		reflect.TypeOf((*fmt.Stringer)(nil)).Elem(),
+	}
 	MapTypes[reflect.ValueOf(fmt.Fprint)] = mt
 	MapTypes[reflect.ValueOf(fmt.Fprintf)] = mt
 	MapTypes[reflect.ValueOf(fmt.Fprintln)] = mt
