@@ -209,6 +209,11 @@ func (r *fdRouter) route(fd int, data []byte) []byte {
 					break
 				}
 			}
+			if fd == 1 {
+				// Likewise a last line that may be the start of a
+				// crash report's first line, cut by the read.
+				keep = max(keep, crashPartial(data))
+			}
 			r.emit(fd, data[:len(data)-keep])
 			return append([]byte(nil), data[len(data)-keep:]...)
 		}
@@ -325,6 +330,18 @@ func (r *fdRouter) release(fd int, gen uint64) {
 	to := r.target(fd)
 	r.mu.Unlock()
 	to.Write(held)
+}
+
+// crashPartial returns the length of p's last line when it is the start
+// of a crash report's first line cut short ("fatal err"), else 0.
+func crashPartial(p []byte) int {
+	last := p[bytes.LastIndexByte(p, '\n')+1:]
+	for _, prefix := range causePrefixes {
+		if len(last) > 0 && len(last) < len(prefix) && bytes.HasPrefix([]byte(prefix), last) {
+			return len(last)
+		}
+	}
+	return 0
 }
 
 // crashStart returns where p holds the first line of a runtime's crash

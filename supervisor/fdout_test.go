@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +53,29 @@ func TestSyncMarksSplitAcrossReads(t *testing.T) {
 	r.route(0, []byte("after"))
 	if log.String() != "" || !strings.HasSuffix(cellOut.String(), "after") {
 		t.Errorf("after the cell: log %q, cell %q", log.String(), cellOut.String())
+	}
+}
+
+// A crash report's first line cut by a read is still recognised: the
+// worker's death is reported with its cause, and the text goes to the log.
+func TestCrashLineSplitAcrossReads(t *testing.T) {
+	var log, cellOut syncBuf
+	r := newFDRouter(&log, &tailBuffer{max: 1 << 10}, func() bool { return false })
+	r.setToken("t0k")
+	r.setCell(&cellOut, &cellOut)
+	data := "ok\nfatal error: stack overflow\n\ngoroutine 1 [running]:\n"
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() { r.copy(1, pr); close(done) }()
+	for _, part := range []string{data[:9], data[9:14], data[14:]} { // "ok\nfatal " | "error" | …
+		pw.Write([]byte(part))
+	}
+	pw.Close()
+	<-done
+	if cellOut.String() != "ok\n" {
+		t.Errorf("the cell got %q, want only the text before the report", cellOut.String())
+	}
+	if !strings.HasPrefix(r.crashReport(), "fatal error: stack overflow") || !strings.Contains(log.String(), "goroutine 1") {
+		t.Errorf("report %q, log %q", r.crashReport(), log.String())
 	}
 }

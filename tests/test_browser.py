@@ -4,9 +4,9 @@ system chromedriver. The test opens the notebook, picks Run > Run All Cells
 from the menu bar, waits until every cell has run, and checks the page as a
 user sees it: the tensor's HTML table, the plot's inline PNG, no error
 output. Before running, the notebook must be unmodified (the kernel's
-language_info is what it stores); afterwards the launcher must show the
-kernel's logo (the kernelspec's logo-svg.svg / logo-64x64.png), not a
-placeholder letter. Screenshots go to test-output/browser/ (ignored by git).
+language_info is what it stores); afterwards Help › About the kernel and
+the launcher must show the kernel's logo (the kernelspec's logo-svg.svg /
+logo-64x64.png), not a broken image or a placeholder letter. Screenshots go to test-output/browser/ (ignored by git).
 
 Chromium is installed by `make test` (scripts/setup-chromium.sh) where it
 can be; where it cannot, this test skips and the pytest summary says loudly
@@ -289,8 +289,23 @@ def test_tour_runs_in_jupyterlab(lab, browser):
     browser.save_screenshot(str(OUT / "tour.png"))
     plot_cell.screenshot(str(OUT / "tour-plot.png"))
 
-    # The launcher shows the kernel's logo, loaded, not the placeholder.
+    # Help › About the Go (Emily) Kernel shows the logo, decoded (it was a
+    # broken image).
     check_kernelspec_logos(base, token)
+    browser.execute_script("window.jupyterapp.commands.execute('help-menu-emily:banner')")
+    about_js = """const img = document.querySelector('.jp-Dialog .jp-About-header img');
+        return img && {src: img.src, complete: img.complete, width: img.naturalWidth};"""
+    try:
+        about = WebDriverWait(browser, 20).until(
+            lambda d: (a := d.execute_script(about_js)) and a["complete"] and a)
+    except TimeoutException:
+        fail(f"Help › About the Go (Emily) Kernel shows no loaded logo: {browser.execute_script(about_js)}")
+    assert "/kernelspecs/emily/logo-" in about["src"] and about["width"] > 0, f"broken About logo: {about}"
+    browser.save_screenshot(str(OUT / "about.png"))
+    browser.find_element(By.CSS_SELECTOR, ".jp-Dialog .jp-Dialog-button").click()
+    WebDriverWait(browser, 10).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".jp-Dialog"))
+
+    # The launcher shows the kernel's logo, loaded, not the placeholder.
     browser.execute_script("window.jupyterapp.commands.execute('launcher:create')")
     try:
         card = WebDriverWait(browser, 20).until(
