@@ -41,6 +41,18 @@ import (
 	"github.com/traefik/yaegi/stdlib/unsafe"
 )
 
+// goSince122 holds the outputs of the programs whose // Output: comments
+// were written for Go before 1.22, when a loop had one variable for all
+// its iterations: each is what `go run` prints with go 1.26, and what
+// the fork prints since its patch 43 (upstream changed the same four
+// goldens in 9c4dcfc4).
+var goSince122 = map[string]string{
+	"closure9.go":  "0 0\n1 1\n2 2",
+	"closure10.go": "0 0 0\n1 1 1\n2 2 2",
+	"closure11.go": "0 0\n1 1\n2 2",
+	"closure12.go": "0 0 i=0\n1 1 i=1\n2 2 i=2",
+}
+
 // perProgram bounds one run of one program.
 const perProgram = 30 * time.Second
 
@@ -329,6 +341,9 @@ func loadCorpus(t *testing.T, dir string) ([]program, map[string][]string) {
 		if reason != "" {
 			skipped[reason] = append(skipped[reason], strings.TrimSuffix(name, ".go"))
 			continue
+		}
+		if w, ok := goSince122[name]; ok {
+			want = w
 		}
 		progs = append(progs, program{name: name, path: path, src: string(src), want: strings.TrimSpace(want), wantErr: wantErr})
 	}
