@@ -18,6 +18,7 @@ func init() {
 		"MIME":        reflect.ValueOf(display.MIME),
 		"Markdown":    reflect.ValueOf(display.Markdown),
 		"PNG":         reflect.ValueOf(display.PNG),
+		"Render":      reflect.ValueOf(display.Render),
 		"SVG":         reflect.ValueOf(display.SVG),
 		"Show":        reflect.ValueOf(display.Show),
 		"ShowTo":      reflect.ValueOf(display.ShowTo),
