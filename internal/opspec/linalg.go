@@ -46,6 +46,10 @@ func linalgDecomp(op Op) Op {
 	if op.Tol == 0 {
 		op.Tol = 20
 	}
+	// MLX's LAPACK path divides by the matrix size: an empty matrix was
+	// SIGFPE (issue 19). NumPy returns empty results; Emily refuses them
+	// (OPS.md says so).
+	op.NonEmpty = []NonEmpty{{Operand: op.Inputs[0], Axes: []int{-2, -1}, What: "the matrix"}}
 	return op
 }
 
