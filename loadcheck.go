@@ -23,9 +23,7 @@ import (
 // readHead returns the first bytes of f: at least want bytes when the
 // file has them, never more than limit.
 func readHead(f *os.File, want, limit int64) ([]byte, error) {
-	if want > limit {
-		want = limit
-	}
+	want = max(min(want, limit), 0)
 	head := make([]byte, want)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {

@@ -226,6 +226,7 @@ std::vector<mx::array> op_trace(const OpArgs& args) {
   [[maybe_unused]] int offset = r.i32();
   [[maybe_unused]] int axis1 = r.i32();
   [[maybe_unused]] int axis2 = r.i32();
+  check_nonempty("Trace", "x", x, {}, "x");
   return checked_outputs("Trace", outputs(mx::trace(x, offset, axis1, axis2, s)));
 }
 

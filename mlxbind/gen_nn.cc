@@ -65,9 +65,9 @@ std::vector<mx::array> op_scaled_dot_product_attention(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] double scale = r.f64();
   [[maybe_unused]] bool causal = r.boolean();
-  check_nonempty("ScaledDotProductAttention", "q", q, {-1}, "the head dimension D");
-  check_nonempty("ScaledDotProductAttention", "k", k, {-2, -1}, "the keys (L_k, D)");
-  check_nonempty("ScaledDotProductAttention", "v", v, {-2, -1}, "the values (L_k, D_v)");
+  check_nonempty("ScaledDotProductAttention", "q", q, {1, -1}, "the heads H_q and the head dimension D");
+  check_nonempty("ScaledDotProductAttention", "k", k, {1, -2, -1}, "the keys (H_kv, L_k, D)");
+  check_nonempty("ScaledDotProductAttention", "v", v, {1, -2, -1}, "the values (H_kv, L_k, D_v)");
   return checked_outputs("ScaledDotProductAttention", outputs(mx::fast::scaled_dot_product_attention(q, k, v, static_cast<float>(scale), causal ? "causal" : "", std::nullopt, std::nullopt, false, s)));
 }
 
@@ -80,9 +80,9 @@ std::vector<mx::array> op_scaled_dot_product_attention_masked(const OpArgs& args
   [[maybe_unused]] const mx::array& mask = args.in[3];
   AttrReader r(args.attrs);
   [[maybe_unused]] double scale = r.f64();
-  check_nonempty("ScaledDotProductAttentionMasked", "q", q, {-1}, "the head dimension D");
-  check_nonempty("ScaledDotProductAttentionMasked", "k", k, {-2, -1}, "the keys (L_k, D)");
-  check_nonempty("ScaledDotProductAttentionMasked", "v", v, {-2, -1}, "the values (L_k, D_v)");
+  check_nonempty("ScaledDotProductAttentionMasked", "q", q, {1, -1}, "the heads H_q and the head dimension D");
+  check_nonempty("ScaledDotProductAttentionMasked", "k", k, {1, -2, -1}, "the keys (H_kv, L_k, D)");
+  check_nonempty("ScaledDotProductAttentionMasked", "v", v, {1, -2, -1}, "the values (H_kv, L_k, D_v)");
   return checked_outputs("ScaledDotProductAttentionMasked", outputs(mx::fast::scaled_dot_product_attention(q, k, v, static_cast<float>(scale), "array", mask, std::nullopt, false, s)));
 }
 

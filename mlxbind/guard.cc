@@ -44,8 +44,12 @@ void check_each_at_least(const char* op, const char* attr, const std::vector<int
   }
 }
 
-void check_nonempty(const char* op, const char* operand, const mx::array& a, const std::vector<int>& dims,
+void check_nonempty(const char* op, const char* operand, const mx::array& a, const std::vector<int>& axes,
                     const char* what) {
+  std::vector<int> dims = axes;
+  if (dims.empty()) {  // every axis
+    for (int i = 0; i < static_cast<int>(a.ndim()); ++i) dims.push_back(i);
+  }
   for (int d : dims) {
     int nd = static_cast<int>(a.ndim());
     int ax = d < 0 ? d + nd : d;

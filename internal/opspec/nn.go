@@ -44,9 +44,10 @@ var convDefaults = map[string]any{"stride": []int{}, "padding": []int{}, "dilati
 var convTDefaults = map[string]any{"stride": []int{}, "padding": []int{}, "dilation": []int{}, "output_padding": []int{}, "groups": 1}
 
 // sdpaNonEmpty: MLX's attention kernel divides by the head dimension and
-// the key length (empty operands were SIGFPE, issue 19).
-var sdpaNonEmpty = []NonEmpty{{Operand: "q", Axes: []int{-1}, What: "the head dimension D"},
-	{Operand: "k", Axes: []int{-2, -1}, What: "the keys (L_k, D)"}, {Operand: "v", Axes: []int{-2, -1}, What: "the values (L_k, D_v)"}}
+// the head counts and the key length (empty operands were SIGFPE, issue
+// 19).
+var sdpaNonEmpty = []NonEmpty{{Operand: "q", Axes: []int{1, -1}, What: "the heads H_q and the head dimension D"},
+	{Operand: "k", Axes: []int{1, -2, -1}, What: "the keys (H_kv, L_k, D)"}, {Operand: "v", Axes: []int{1, -2, -1}, What: "the values (H_kv, L_k, D_v)"}}
 
 func nnConv(x, w []int, attrs map[string]any) Sample {
 	return Sample{Shapes: shapes(x, w), Attrs: attrs}

@@ -59,7 +59,7 @@ func atLeast(a Attr, min int) Attr {
 // LAPACK calls and convolutions divide by them (SIGFPE, issue 19).
 type NonEmpty struct {
 	Operand string
-	Axes    []int  // negative counts from the end
+	Axes    []int  // negative counts from the end; none: every axis
 	What    string // what the axes are, for the error: "the matrix"
 }
 
