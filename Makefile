@@ -90,7 +90,9 @@ test-py: build
 # Fuzzing (RELIABILITY.md). Plain `go test` already runs every seed; this
 # fuzzes the two wire decoders, the unauthenticated attack surface, briefly.
 FUZZ_WIRE := FuzzZMTPConn FuzzDecode
-FUZZ_ALL  := kernel:FuzzZMTPConn kernel:FuzzDecode mlxbind:FuzzNewProgram .:FuzzFromBytes interp:FuzzCellParsing interp:FuzzJitOptions
+FUZZ_ALL  := kernel:FuzzZMTPConn kernel:FuzzDecode mlxbind:FuzzNewProgram .:FuzzFromBytes interp:FuzzCellParsing interp:FuzzJitOptions \
+	internal/fileformat:FuzzParseNPY internal/fileformat:FuzzParseSafetensors mlxbind:FuzzCheckGGUF \
+	.:FuzzLoad .:FuzzLoadNPZ .:FuzzLoadSafetensors .:FuzzReadCSV
 FUZZTIME  ?= 60s
 
 test-fuzz:

@@ -13,29 +13,43 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/emily-go/emily/internal/fileformat"
 	"github.com/emily-go/emily/mlxbind"
 )
 
-// Load and save go through MLX's own readers and writers (mlx/io.h): .npy,
-// .safetensors and .gguf directly, .npz as a zip (Go's archive/zip) of .npy
-// members that MLX reads and writes in memory. Loads read the whole file
+// Saves go through MLX's own writers (mlx/io.h). Loads of .npy, .npz and
+// .safetensors parse and check their headers in Go (internal/fileformat,
+// loadcheck.go) and have the shim read the checked spans; .gguf goes
+// through MLX's reader after mlxbind's header walk. Loads read the whole file
 // now, so a truncated file fails in the call, not at first use. Saves
 // write exactly the path given (no extension is added) through a temporary
 // file beside it, so a failed save leaves an existing file untouched.
 
 // Load reads a NumPy .npy file (np.save) into a tensor of its dtype: bool,
 // int8…int64, uint8…uint64, float16, float32, float64 (CPU only, as in
-// FromSlice), complex64, or bfloat16 (as MLX writes it).
+// FromSlice), complex64, or bfloat16 (as MLX writes it). The header is
+// parsed as the Python literal it is (any spacing or key order NumPy
+// accepts), and the data's size is checked against the file and the
+// memory limit before it is read.
 //
 //	x := emily.Load("x.npy")
 func Load(path string) *Tensor {
 	const op = "Load"
 	checkReadable(op, path)
-	a, err := mlxbind.LoadNPY(path)
+	sp, err := parseNPYFile(path)
 	if err != nil {
 		panic(loadError(op, path, err))
 	}
-	return loaded(op, path, "", a)
+	checkLoadMemory(op, path, sp.Bytes)
+	spans, err := bindSpans([]fileformat.Span{sp}, 0)
+	if err != nil {
+		panic(loadError(op, path, err))
+	}
+	a, err := mlxbind.LoadSpans(path, nil, path, spans)
+	if err != nil {
+		panic(loadError(op, path, err))
+	}
+	return loaded(op, path, "", a[0])
 }
 
 // Save writes t to path as a NumPy .npy file.
@@ -47,7 +61,9 @@ func Save(path string, t *Tensor) {
 
 // LoadNPZ reads a NumPy .npz archive (np.savez or np.savez_compressed):
 // one tensor per member, keyed by the member's name without ".npy", as
-// np.load names them.
+// np.load names them. Every member's header is checked, and the sizes of
+// all of them (uncompressed) counted against the memory limit, before any
+// member's data is read or decompressed.
 func LoadNPZ(path string) map[string]*Tensor {
 	const op = "LoadNPZ"
 	checkReadable(op, path)
@@ -56,36 +72,69 @@ func LoadNPZ(path string) map[string]*Tensor {
 		panic(loadError(op, path, err))
 	}
 	defer z.Close()
-	out := make(map[string]*Tensor, len(z.File))
+	var members []npzMember
+	var total int64
 	for _, f := range z.File {
 		if f.FileInfo().IsDir() {
 			continue
 		}
-		data, err := readMember(f)
+		sp, err := npzMemberHeader(f)
 		if err != nil {
-			panic(loadError(op, path, err))
+			panic(loadError(op, path, fmt.Errorf("member %s: %w", f.Name, err)))
 		}
-		label := path + ":" + f.Name
-		a, err := mlxbind.DecodeNPY(data, label)
+		members = append(members, npzMember{f, sp})
+		total += sp.Bytes
+	}
+	checkLoadMemory(op, path, total)
+	out := make(map[string]*Tensor, len(members))
+	for _, m := range members {
+		a, err := readNPZMember(path, m)
 		if err != nil {
-			panic(loadError(op, label, err))
+			panic(loadError(op, path, fmt.Errorf("member %s: %w", m.f.Name, err)))
 		}
-		out[strings.TrimSuffix(f.Name, ".npy")] = loaded(op, path, f.Name, a)
+		out[strings.TrimSuffix(m.f.Name, ".npy")] = loaded(op, path, m.f.Name, a)
 	}
 	return out
 }
 
-func readMember(f *zip.File) ([]byte, error) {
-	r, err := f.Open()
+// readNPZMember reads one validated member: a stored member straight from
+// the archive file, a compressed one through exactly the bytes its
+// header announced.
+func readNPZMember(path string, m npzMember) (*mlxbind.Array, error) {
+	label := path + ":" + m.f.Name
+	if m.f.Method == zip.Store {
+		base, err := m.f.DataOffset()
+		if err != nil {
+			return nil, err
+		}
+		spans, err := bindSpans([]fileformat.Span{m.span}, base)
+		if err != nil {
+			return nil, err
+		}
+		a, err := mlxbind.LoadSpans(path, nil, label, spans)
+		if err != nil {
+			return nil, err
+		}
+		return a[0], nil
+	}
+	r, err := m.f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("member %s: %w", f.Name, err)
+		return nil, err
 	}
 	defer r.Close()
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("member %s: %w", f.Name, err)
+	data := make([]byte, m.span.Offset+m.span.Bytes)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return nil, fmt.Errorf("data: %w (the member is shorter than its header announces)", err)
 	}
-	return data, nil
+	spans, err := bindSpans([]fileformat.Span{m.span}, 0)
+	if err != nil {
+		return nil, err
+	}
+	a, err := mlxbind.LoadSpans("", data, label, spans)
+	if err != nil {
+		return nil, err
+	}
+	return a[0], nil
 }
 
 // SaveNPZ writes tensors to path as a NumPy .npz archive (uncompressed, as
@@ -123,25 +172,62 @@ func SaveNPZ(path string, tensors map[string]*Tensor) {
 }
 
 // LoadSafetensors reads a .safetensors file: its tensors by name and its
-// "__metadata__" strings (an empty map when it has none). MLX reads bool,
-// int8…int64, uint8…uint64, float16, bfloat16, float32 and complex64; not
-// F64.
+// "__metadata__" strings (an empty map when it has none). Dtypes: bool,
+// int8…int64, uint8…uint64, float16, bfloat16, float32, float64 (CPU
+// only) and complex64. The header is checked to the format's spec (shapes,
+// offsets within the file, the data covered exactly) and the tensors'
+// size against the memory limit before any data is read.
 func LoadSafetensors(path string) (map[string]*Tensor, map[string]string) {
 	const op = "LoadSafetensors"
 	checkReadable(op, path)
-	b, err := mlxbind.LoadSafetensors(path)
+	st, err := parseSafetensorsFile(path)
 	if err != nil {
 		panic(loadError(op, path, err))
 	}
-	tensors := make(map[string]*Tensor, len(b.Arrays))
-	for name, a := range b.Arrays {
-		tensors[name] = loaded(op, path, name, a)
+	var total int64
+	for _, sp := range st.Tensors {
+		total += sp.Bytes
 	}
-	meta := make(map[string]string, len(b.Meta))
-	for k, m := range b.Meta {
-		meta[k] = m.Strings[0]
+	checkLoadMemory(op, path, total)
+	spans, err := bindSpans(st.Tensors, 0)
+	if err != nil {
+		panic(loadError(op, path, err))
 	}
-	return tensors, meta
+	arrays, err := mlxbind.LoadSpans(path, nil, path, spans)
+	if err != nil {
+		panic(loadError(op, path, err))
+	}
+	tensors := make(map[string]*Tensor, len(arrays))
+	for i, a := range arrays {
+		tensors[st.Tensors[i].Name] = loaded(op, path, st.Tensors[i].Name, a)
+	}
+	return tensors, st.Meta
+}
+
+// parseSafetensorsFile reads and validates a safetensors file's header.
+func parseSafetensorsFile(path string) (*fileformat.Safetensors, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pre, err := readHead(f, 8, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	n, err := fileformat.HeaderLen(pre, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	rest, err := readHead(f, n, n)
+	if err != nil {
+		return nil, err
+	}
+	return fileformat.ParseSafetensors(append(pre, rest...), fi.Size())
 }
 
 // SaveSafetensors writes tensors and string metadata (nil for none) to
@@ -173,7 +259,10 @@ func SaveSafetensors(path string, tensors map[string]*Tensor, metadata map[strin
 func LoadGGUF(path string) (map[string]*Tensor, map[string]any) {
 	const op = "LoadGGUF"
 	checkReadable(op, path)
-	b, err := mlxbind.LoadGGUF(path)
+	b, err := mlxbind.LoadGGUF(path, func(n int64) error {
+		checkLoadMemory(op, path, n)
+		return nil
+	})
 	if err != nil {
 		panic(loadError(op, path, err))
 	}
@@ -333,6 +422,9 @@ func checkReadable(op, path string) {
 // bytes say it is another format, the loader to use instead.
 func loadError(op, path string, err error) *Error {
 	hint := loadHints[op]
+	if strings.Contains(err.Error(), "truncated") {
+		hint = "the file is incomplete or its header is wrong: copy or save it again"
+	}
 	if kind := sniff(path); kind != "" && formatLoaders[kind] != op {
 		hint = fmt.Sprintf("%s looks like a %s file: use emily.%s", path, kind, formatLoaders[kind])
 	}
@@ -345,7 +437,7 @@ func loadError(op, path string, err error) *Error {
 var loadHints = map[string]string{
 	"Load":            "Load reads NumPy .npy files of bool, int8…int64, uint8…uint64, float16, float32, float64, complex64 or bfloat16; convert other dtypes in NumPy first (x.astype(np.float32))",
 	"LoadNPZ":         "LoadNPZ reads NumPy .npz archives (np.savez) whose members are .npy files of dtypes MLX has; convert other dtypes in NumPy first",
-	"LoadSafetensors": "the file must be a complete .safetensors file of bool, int, uint, float16, bfloat16, float32 or complex64 tensors (not F64: convert to float32 first)",
+	"LoadSafetensors": "the file must be a complete .safetensors file of bool, int, uint, float16, bfloat16, float32, float64 or complex64 tensors; re-save it with safetensors' save_file",
 	"LoadGGUF":        "the file must be a complete .gguf file (version 3)",
 }
 

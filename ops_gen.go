@@ -105,7 +105,8 @@ func (t *Tensor) Minimum(b any) *Tensor {
 }
 
 // FloorDivide returns floor(a / b): integers stay integers, rounded toward
-// negative infinity.
+// negative infinity. Integer division by 0 gives 0, and the minimum integer
+// divided by -1 wraps to itself, as in NumPy.
 //
 // NumPy: np.floor_divide(a, b). MLX: mx.floor_divide. Operands may be
 // tensors or Go numbers (weakly typed, as in MLX).
@@ -120,7 +121,8 @@ func (t *Tensor) FloorDivide(b any) *Tensor {
 }
 
 // Remainder returns a - b*floor(a / b), the remainder with the divisor's
-// sign (Python's %, not C's fmod).
+// sign (Python's %, not C's fmod). An integer remainder by 0 is 0, as in
+// NumPy.
 //
 // NumPy: np.remainder(a, b). MLX: mx.remainder. Operands may be tensors or
 // Go numbers (weakly typed, as in MLX).

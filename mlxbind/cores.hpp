@@ -53,6 +53,17 @@ mx::array categorical_n(const mx::array& logits, int axis, int num, const mx::ar
 // negative, which the Shape attribute kind forbids).
 inline mx::Shape shape_of(const std::vector<int>& v) { return mx::Shape(v.begin(), v.end()); }
 
+// guard.cc: the checks the spec's Attr.Min and Op.NonEmpty generate, the
+// result-size check of every core, and NumPy's integer division.
+void check_at_least(const char* op, const char* attr, int64_t v, int64_t min);
+void check_each_at_least(const char* op, const char* attr, const std::vector<int>& v, int64_t min);
+void check_nonempty(const char* op, const char* operand, const mx::array& a, const std::vector<int>& dims,
+                    const char* what);
+std::vector<mx::array> checked_outputs(const char* op, std::vector<mx::array> outs);
+mx::array int_floor_divide(mx::array a, mx::array b, const mx::Stream& s);
+mx::array int_remainder(mx::array a, mx::array b, const mx::Stream& s);
+std::vector<mx::array> int_divmod(mx::array a, mx::array b, const mx::Stream& s);
+
 // reduce.cc
 bool one_axis(const char* op, const std::vector<int>& axes);
 

@@ -9,7 +9,7 @@ std::vector<mx::array> op_add(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::add(a, b, s));
+  return checked_outputs("Add", outputs(mx::add(a, b, s)));
 }
 
 // Sub
@@ -17,7 +17,7 @@ std::vector<mx::array> op_subtract(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::subtract(a, b, s));
+  return checked_outputs("Sub", outputs(mx::subtract(a, b, s)));
 }
 
 // Mul
@@ -25,7 +25,7 @@ std::vector<mx::array> op_multiply(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::multiply(a, b, s));
+  return checked_outputs("Mul", outputs(mx::multiply(a, b, s)));
 }
 
 // Div
@@ -33,7 +33,7 @@ std::vector<mx::array> op_divide(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::divide(a, b, s));
+  return checked_outputs("Div", outputs(mx::divide(a, b, s)));
 }
 
 // Pow
@@ -41,7 +41,7 @@ std::vector<mx::array> op_power(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::power(a, b, s));
+  return checked_outputs("Pow", outputs(mx::power(a, b, s)));
 }
 
 // Maximum
@@ -49,7 +49,7 @@ std::vector<mx::array> op_maximum(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::maximum(a, b, s));
+  return checked_outputs("Maximum", outputs(mx::maximum(a, b, s)));
 }
 
 // Minimum
@@ -57,7 +57,7 @@ std::vector<mx::array> op_minimum(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::minimum(a, b, s));
+  return checked_outputs("Minimum", outputs(mx::minimum(a, b, s)));
 }
 
 // FloorDivide
@@ -65,7 +65,7 @@ std::vector<mx::array> op_floor_divide(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::floor_divide(a, b, s));
+  return checked_outputs("FloorDivide", outputs(int_floor_divide(a, b, s)));
 }
 
 // Remainder
@@ -73,7 +73,7 @@ std::vector<mx::array> op_remainder(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::remainder(a, b, s));
+  return checked_outputs("Remainder", outputs(int_remainder(a, b, s)));
 }
 
 // DivMod
@@ -81,7 +81,7 @@ std::vector<mx::array> op_divmod(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::divmod(a, b, s));
+  return checked_outputs("DivMod", outputs(int_divmod(a, b, s)));
 }
 
 // LogAddExp
@@ -89,7 +89,7 @@ std::vector<mx::array> op_logaddexp(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::logaddexp(a, b, s));
+  return checked_outputs("LogAddExp", outputs(mx::logaddexp(a, b, s)));
 }
 
 // Arctan2
@@ -97,7 +97,7 @@ std::vector<mx::array> op_arctan2(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::arctan2(a, b, s));
+  return checked_outputs("Arctan2", outputs(mx::arctan2(a, b, s)));
 }
 
 }  // namespace emily::gen

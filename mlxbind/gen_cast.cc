@@ -10,7 +10,7 @@ std::vector<mx::array> op_astype(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
-  return outputs(mx::astype(x, dtype, s));
+  return checked_outputs("Astype", outputs(mx::astype(x, dtype, s)));
 }
 
 }  // namespace emily::gen

@@ -9,7 +9,7 @@ std::vector<mx::array> op_equal(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::equal(a, b, s));
+  return checked_outputs("Equal", outputs(mx::equal(a, b, s)));
 }
 
 // NotEqual
@@ -17,7 +17,7 @@ std::vector<mx::array> op_not_equal(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::not_equal(a, b, s));
+  return checked_outputs("NotEqual", outputs(mx::not_equal(a, b, s)));
 }
 
 // Less
@@ -25,7 +25,7 @@ std::vector<mx::array> op_less(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::less(a, b, s));
+  return checked_outputs("Less", outputs(mx::less(a, b, s)));
 }
 
 // LessEqual
@@ -33,7 +33,7 @@ std::vector<mx::array> op_less_equal(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::less_equal(a, b, s));
+  return checked_outputs("LessEqual", outputs(mx::less_equal(a, b, s)));
 }
 
 // Greater
@@ -41,7 +41,7 @@ std::vector<mx::array> op_greater(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::greater(a, b, s));
+  return checked_outputs("Greater", outputs(mx::greater(a, b, s)));
 }
 
 // GreaterEqual
@@ -49,7 +49,7 @@ std::vector<mx::array> op_greater_equal(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::greater_equal(a, b, s));
+  return checked_outputs("GreaterEqual", outputs(mx::greater_equal(a, b, s)));
 }
 
 // Where
@@ -58,7 +58,7 @@ std::vector<mx::array> op_where(const OpArgs& args) {
   [[maybe_unused]] const mx::array& cond = args.in[0];
   [[maybe_unused]] const mx::array& x = args.in[1];
   [[maybe_unused]] const mx::array& y = args.in[2];
-  return outputs(mx::where(cond, x, y, s));
+  return checked_outputs("Where", outputs(mx::where(cond, x, y, s)));
 }
 
 // Clip
@@ -67,7 +67,7 @@ std::vector<mx::array> op_clip(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   [[maybe_unused]] const mx::array& lo = args.in[1];
   [[maybe_unused]] const mx::array& hi = args.in[2];
-  return outputs(mx::clip(x, lo, hi, s));
+  return checked_outputs("Clip", outputs(mx::clip(x, lo, hi, s)));
 }
 
 // IsClose
@@ -79,7 +79,7 @@ std::vector<mx::array> op_is_close(const OpArgs& args) {
   [[maybe_unused]] double rtol = r.f64();
   [[maybe_unused]] double atol = r.f64();
   [[maybe_unused]] bool equal_nan = r.boolean();
-  return outputs(mx::isclose(a, b, rtol, atol, equal_nan, s));
+  return checked_outputs("IsClose", outputs(mx::isclose(a, b, rtol, atol, equal_nan, s)));
 }
 
 // AllClose
@@ -91,7 +91,7 @@ std::vector<mx::array> op_all_close(const OpArgs& args) {
   [[maybe_unused]] double rtol = r.f64();
   [[maybe_unused]] double atol = r.f64();
   [[maybe_unused]] bool equal_nan = r.boolean();
-  return outputs(mx::allclose(a, b, rtol, atol, equal_nan, s));
+  return checked_outputs("AllClose", outputs(mx::allclose(a, b, rtol, atol, equal_nan, s)));
 }
 
 // ArrayEqual
@@ -101,7 +101,7 @@ std::vector<mx::array> op_array_equal(const OpArgs& args) {
   [[maybe_unused]] const mx::array& b = args.in[1];
   AttrReader r(args.attrs);
   [[maybe_unused]] bool equal_nan = r.boolean();
-  return outputs(mx::array_equal(a, b, equal_nan, s));
+  return checked_outputs("ArrayEqual", outputs(mx::array_equal(a, b, equal_nan, s)));
 }
 
 }  // namespace emily::gen

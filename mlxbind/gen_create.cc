@@ -11,7 +11,7 @@ std::vector<mx::array> op_full(const OpArgs& args) {
   [[maybe_unused]] double value = r.f64();
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::full(dims, mx::array(value, dtype), s));
+  return checked_outputs("Full", outputs(mx::full(dims, mx::array(value, dtype), s)));
 }
 
 // Zeros
@@ -20,7 +20,7 @@ std::vector<mx::array> op_zeros(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::zeros(dims, dtype, s));
+  return checked_outputs("Zeros", outputs(mx::zeros(dims, dtype, s)));
 }
 
 // Ones
@@ -29,7 +29,7 @@ std::vector<mx::array> op_ones(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::ones(dims, dtype, s));
+  return checked_outputs("Ones", outputs(mx::ones(dims, dtype, s)));
 }
 
 // Arange
@@ -40,7 +40,7 @@ std::vector<mx::array> op_arange(const OpArgs& args) {
   [[maybe_unused]] double stop = r.f64();
   [[maybe_unused]] double step = r.f64();
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
-  return outputs(mx::arange(start, stop, step, dtype, s));
+  return checked_outputs("Arange", outputs(mx::arange(start, stop, step, dtype, s)));
 }
 
 // Linspace
@@ -51,7 +51,7 @@ std::vector<mx::array> op_linspace(const OpArgs& args) {
   [[maybe_unused]] double stop = r.f64();
   [[maybe_unused]] int num = r.i32();
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
-  return outputs(mx::linspace(start, stop, num, dtype, s));
+  return checked_outputs("Linspace", outputs(mx::linspace(start, stop, num, dtype, s)));
 }
 
 // Eye
@@ -62,21 +62,21 @@ std::vector<mx::array> op_eye(const OpArgs& args) {
   [[maybe_unused]] int m = r.i32();
   [[maybe_unused]] int k = r.i32();
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
-  return outputs(mx::eye(n, m < 0 ? n : m, k, dtype, s));
+  return checked_outputs("Eye", outputs(mx::eye(n, m < 0 ? n : m, k, dtype, s)));
 }
 
 // ZerosLike
 std::vector<mx::array> op_zeros_like(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::zeros_like(x, s));
+  return checked_outputs("ZerosLike", outputs(mx::zeros_like(x, s)));
 }
 
 // OnesLike
 std::vector<mx::array> op_ones_like(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::ones_like(x, s));
+  return checked_outputs("OnesLike", outputs(mx::ones_like(x, s)));
 }
 
 }  // namespace emily::gen

@@ -11,7 +11,8 @@ std::vector<mx::array> op_fft(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int n = r.i32();
   [[maybe_unused]] int axis = r.i32();
-  return outputs(fft1(0, x, n, axis, s));
+  check_at_least("FFT", "n", n, 0);
+  return checked_outputs("FFT", outputs(fft1(0, x, n, axis, s)));
 }
 
 // FFTN
@@ -21,7 +22,7 @@ std::vector<mx::array> op_fftn(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] mx::Shape n = r.shape();
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(fftn_op(0, x, n, axes, s));
+  return checked_outputs("FFTN", outputs(fftn_op(0, x, n, axes, s)));
 }
 
 // IFFT
@@ -31,7 +32,8 @@ std::vector<mx::array> op_ifft(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int n = r.i32();
   [[maybe_unused]] int axis = r.i32();
-  return outputs(fft1(1, x, n, axis, s));
+  check_at_least("IFFT", "n", n, 0);
+  return checked_outputs("IFFT", outputs(fft1(1, x, n, axis, s)));
 }
 
 // IFFTN
@@ -41,7 +43,7 @@ std::vector<mx::array> op_ifftn(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] mx::Shape n = r.shape();
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(fftn_op(1, x, n, axes, s));
+  return checked_outputs("IFFTN", outputs(fftn_op(1, x, n, axes, s)));
 }
 
 // RFFT
@@ -51,7 +53,8 @@ std::vector<mx::array> op_rfft(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int n = r.i32();
   [[maybe_unused]] int axis = r.i32();
-  return outputs(fft1(2, x, n, axis, s));
+  check_at_least("RFFT", "n", n, 0);
+  return checked_outputs("RFFT", outputs(fft1(2, x, n, axis, s)));
 }
 
 // RFFTN
@@ -61,7 +64,7 @@ std::vector<mx::array> op_rfftn(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] mx::Shape n = r.shape();
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(fftn_op(2, x, n, axes, s));
+  return checked_outputs("RFFTN", outputs(fftn_op(2, x, n, axes, s)));
 }
 
 // IRFFT
@@ -71,7 +74,8 @@ std::vector<mx::array> op_irfft(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int n = r.i32();
   [[maybe_unused]] int axis = r.i32();
-  return outputs(fft1(3, x, n, axis, s));
+  check_at_least("IRFFT", "n", n, 0);
+  return checked_outputs("IRFFT", outputs(fft1(3, x, n, axis, s)));
 }
 
 // IRFFTN
@@ -81,7 +85,7 @@ std::vector<mx::array> op_irfftn(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] mx::Shape n = r.shape();
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(fftn_op(3, x, n, axes, s));
+  return checked_outputs("IRFFTN", outputs(fftn_op(3, x, n, axes, s)));
 }
 
 // FFTShift
@@ -90,7 +94,7 @@ std::vector<mx::array> op_fftshift(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(axes.empty() ? mx::fft::fftshift(x, s) : mx::fft::fftshift(x, axes, s));
+  return checked_outputs("FFTShift", outputs(axes.empty() ? mx::fft::fftshift(x, s) : mx::fft::fftshift(x, axes, s)));
 }
 
 // IFFTShift
@@ -99,7 +103,7 @@ std::vector<mx::array> op_ifftshift(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(axes.empty() ? mx::fft::ifftshift(x, s) : mx::fft::ifftshift(x, axes, s));
+  return checked_outputs("IFFTShift", outputs(axes.empty() ? mx::fft::ifftshift(x, s) : mx::fft::ifftshift(x, axes, s)));
 }
 
 }  // namespace emily::gen

@@ -12,7 +12,7 @@ std::vector<mx::array> op_slice(const OpArgs& args) {
   [[maybe_unused]] std::vector<int> start = r.ints();
   [[maybe_unused]] std::vector<int> stop = r.ints();
   [[maybe_unused]] std::vector<int> strides = r.ints();
-  return outputs(mx::slice(x, shape_of(start), shape_of(stop), shape_of(strides), s));
+  return checked_outputs("Slice", outputs(mx::slice(x, shape_of(start), shape_of(stop), shape_of(strides), s)));
 }
 
 // SetSlice
@@ -24,7 +24,7 @@ std::vector<mx::array> op_slice_update(const OpArgs& args) {
   [[maybe_unused]] std::vector<int> start = r.ints();
   [[maybe_unused]] std::vector<int> stop = r.ints();
   [[maybe_unused]] std::vector<int> strides = r.ints();
-  return outputs(mx::slice_update(x, mx::astype(update, x.dtype(), s), shape_of(start), shape_of(stop), shape_of(strides), s));
+  return checked_outputs("SetSlice", outputs(mx::slice_update(x, mx::astype(update, x.dtype(), s), shape_of(start), shape_of(stop), shape_of(strides), s)));
 }
 
 // Take
@@ -34,7 +34,7 @@ std::vector<mx::array> op_take(const OpArgs& args) {
   [[maybe_unused]] const mx::array& indices = args.in[1];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::take(x, indices, axis, s));
+  return checked_outputs("Take", outputs(mx::take(x, indices, axis, s)));
 }
 
 // TakeAlongAxis
@@ -44,7 +44,7 @@ std::vector<mx::array> op_take_along_axis(const OpArgs& args) {
   [[maybe_unused]] const mx::array& indices = args.in[1];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::take_along_axis(x, indices, axis, s));
+  return checked_outputs("TakeAlongAxis", outputs(mx::take_along_axis(x, indices, axis, s)));
 }
 
 // PutAlongAxis
@@ -55,7 +55,7 @@ std::vector<mx::array> op_put_along_axis(const OpArgs& args) {
   [[maybe_unused]] const mx::array& values = args.in[2];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::put_along_axis(x, indices, values, axis, s));
+  return checked_outputs("PutAlongAxis", outputs(mx::put_along_axis(x, indices, values, axis, s)));
 }
 
 // Scatter
@@ -66,7 +66,7 @@ std::vector<mx::array> op_scatter(const OpArgs& args) {
   [[maybe_unused]] const mx::array& updates = args.in[2];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(scatter_axis(x, indices, updates, axis, 0, s));
+  return checked_outputs("Scatter", outputs(scatter_axis(x, indices, updates, axis, 0, s)));
 }
 
 // ScatterAdd
@@ -77,7 +77,7 @@ std::vector<mx::array> op_scatter_add(const OpArgs& args) {
   [[maybe_unused]] const mx::array& updates = args.in[2];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(scatter_axis(x, indices, updates, axis, 1, s));
+  return checked_outputs("ScatterAdd", outputs(scatter_axis(x, indices, updates, axis, 1, s)));
 }
 
 // ScatterProd
@@ -88,7 +88,7 @@ std::vector<mx::array> op_scatter_prod(const OpArgs& args) {
   [[maybe_unused]] const mx::array& updates = args.in[2];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(scatter_axis(x, indices, updates, axis, 2, s));
+  return checked_outputs("ScatterProd", outputs(scatter_axis(x, indices, updates, axis, 2, s)));
 }
 
 // ScatterMax
@@ -99,7 +99,7 @@ std::vector<mx::array> op_scatter_max(const OpArgs& args) {
   [[maybe_unused]] const mx::array& updates = args.in[2];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(scatter_axis(x, indices, updates, axis, 3, s));
+  return checked_outputs("ScatterMax", outputs(scatter_axis(x, indices, updates, axis, 3, s)));
 }
 
 // ScatterMin
@@ -110,7 +110,7 @@ std::vector<mx::array> op_scatter_min(const OpArgs& args) {
   [[maybe_unused]] const mx::array& updates = args.in[2];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(scatter_axis(x, indices, updates, axis, 4, s));
+  return checked_outputs("ScatterMin", outputs(scatter_axis(x, indices, updates, axis, 4, s)));
 }
 
 // MaskedScatter
@@ -119,7 +119,7 @@ std::vector<mx::array> op_masked_scatter(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   [[maybe_unused]] const mx::array& mask = args.in[1];
   [[maybe_unused]] const mx::array& values = args.in[2];
-  return outputs(masked_scatter_safe(x, mask, values, s));
+  return checked_outputs("MaskedScatter", outputs(masked_scatter_safe(x, mask, values, s)));
 }
 
 }  // namespace emily::gen

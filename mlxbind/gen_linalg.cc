@@ -9,7 +9,7 @@ std::vector<mx::array> op_matmul(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::matmul(a, b, s));
+  return checked_outputs("Matmul", outputs(mx::matmul(a, b, s)));
 }
 
 // Dot
@@ -17,7 +17,7 @@ std::vector<mx::array> op_dot(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(numpy_dot(a, b, s));
+  return checked_outputs("Dot", outputs(numpy_dot(a, b, s)));
 }
 
 // Outer
@@ -25,7 +25,7 @@ std::vector<mx::array> op_outer(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::outer(a, b, s));
+  return checked_outputs("Outer", outputs(mx::outer(a, b, s)));
 }
 
 // Inner
@@ -33,7 +33,7 @@ std::vector<mx::array> op_inner(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::inner(a, b, s));
+  return checked_outputs("Inner", outputs(mx::inner(a, b, s)));
 }
 
 // Tensordot
@@ -43,7 +43,7 @@ std::vector<mx::array> op_tensordot(const OpArgs& args) {
   [[maybe_unused]] const mx::array& b = args.in[1];
   AttrReader r(args.attrs);
   [[maybe_unused]] int n = r.i32();
-  return outputs(mx::tensordot(a, b, n, s));
+  return checked_outputs("Tensordot", outputs(mx::tensordot(a, b, n, s)));
 }
 
 // TensordotAxes
@@ -54,7 +54,7 @@ std::vector<mx::array> op_tensordot_axes(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes_a = r.ints();
   [[maybe_unused]] std::vector<int> axes_b = r.ints();
-  return outputs(mx::tensordot(a, b, axes_a, axes_b, s));
+  return checked_outputs("TensordotAxes", outputs(mx::tensordot(a, b, axes_a, axes_b, s)));
 }
 
 // Einsum
@@ -63,7 +63,7 @@ std::vector<mx::array> op_einsum(const OpArgs& args) {
   [[maybe_unused]] const std::vector<mx::array>& operands = args.in;
   AttrReader r(args.attrs);
   [[maybe_unused]] std::string subscripts = r.str();
-  return outputs(mx::einsum(subscripts, operands, s));
+  return checked_outputs("Einsum", outputs(mx::einsum(subscripts, operands, s)));
 }
 
 // Norm
@@ -75,14 +75,15 @@ std::vector<mx::array> op_norm(const OpArgs& args) {
   [[maybe_unused]] bool use_ord = r.boolean();
   [[maybe_unused]] bool keepdims = r.boolean();
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(linalg_norm(x, use_ord, ord, axes, keepdims, s));
+  return checked_outputs("Norm", outputs(linalg_norm(x, use_ord, ord, axes, keepdims, s)));
 }
 
 // Inv
 std::vector<mx::array> op_inv(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::linalg::inv(x, cpu_stream()));
+  check_nonempty("Inv", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("Inv", outputs(mx::linalg::inv(x, cpu_stream())));
 }
 
 // Solve
@@ -90,7 +91,8 @@ std::vector<mx::array> op_solve(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::linalg::solve(a, b, cpu_stream()));
+  check_nonempty("Solve", "a", a, {-2, -1}, "the matrix");
+  return checked_outputs("Solve", outputs(mx::linalg::solve(a, b, cpu_stream())));
 }
 
 // Cholesky
@@ -99,49 +101,56 @@ std::vector<mx::array> op_cholesky(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] bool upper = r.boolean();
-  return outputs(mx::linalg::cholesky(x, upper, cpu_stream()));
+  check_nonempty("Cholesky", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("Cholesky", outputs(mx::linalg::cholesky(x, upper, cpu_stream())));
 }
 
 // QR
 std::vector<mx::array> op_qr(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::linalg::qr(x, cpu_stream()));
+  check_nonempty("QR", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("QR", outputs(mx::linalg::qr(x, cpu_stream())));
 }
 
 // SVD
 std::vector<mx::array> op_svd(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(svd_signed(x));
+  check_nonempty("SVD", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("SVD", outputs(svd_signed(x)));
 }
 
 // SingularValues
 std::vector<mx::array> op_svdvals(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::linalg::svd(x, false, cpu_stream()));
+  check_nonempty("SingularValues", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("SingularValues", outputs(mx::linalg::svd(x, false, cpu_stream())));
 }
 
 // Eigh
 std::vector<mx::array> op_eigh(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(eigh_signed(x));
+  check_nonempty("Eigh", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("Eigh", outputs(eigh_signed(x)));
 }
 
 // Eigvalsh
 std::vector<mx::array> op_eigvalsh(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::linalg::eigvalsh(x, "L", cpu_stream()));
+  check_nonempty("Eigvalsh", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("Eigvalsh", outputs(mx::linalg::eigvalsh(x, "L", cpu_stream())));
 }
 
 // Pinv
 std::vector<mx::array> op_pinv(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::linalg::pinv(x, cpu_stream()));
+  check_nonempty("Pinv", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("Pinv", outputs(mx::linalg::pinv(x, cpu_stream())));
 }
 
 // TriInv
@@ -150,21 +159,24 @@ std::vector<mx::array> op_tri_inv(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] bool upper = r.boolean();
-  return outputs(mx::linalg::tri_inv(x, upper, cpu_stream()));
+  check_nonempty("TriInv", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("TriInv", outputs(mx::linalg::tri_inv(x, upper, cpu_stream())));
 }
 
 // Det
 std::vector<mx::array> op_det(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::linalg::det(x, cpu_stream()));
+  check_nonempty("Det", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("Det", outputs(mx::linalg::det(x, cpu_stream())));
 }
 
 // Slogdet
 std::vector<mx::array> op_slogdet(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::linalg::slogdet(x, cpu_stream()));
+  check_nonempty("Slogdet", "x", x, {-2, -1}, "the matrix");
+  return checked_outputs("Slogdet", outputs(mx::linalg::slogdet(x, cpu_stream())));
 }
 
 // Cross
@@ -174,7 +186,7 @@ std::vector<mx::array> op_cross(const OpArgs& args) {
   [[maybe_unused]] const mx::array& b = args.in[1];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(cross3(a, b, axis, s));
+  return checked_outputs("Cross", outputs(cross3(a, b, axis, s)));
 }
 
 // Tril
@@ -183,7 +195,7 @@ std::vector<mx::array> op_tril(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] int k = r.i32();
-  return outputs(mx::tril(x, k, s));
+  return checked_outputs("Tril", outputs(mx::tril(x, k, s)));
 }
 
 // Triu
@@ -192,7 +204,7 @@ std::vector<mx::array> op_triu(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] int k = r.i32();
-  return outputs(mx::triu(x, k, s));
+  return checked_outputs("Triu", outputs(mx::triu(x, k, s)));
 }
 
 // Diagonal
@@ -203,7 +215,7 @@ std::vector<mx::array> op_diagonal(const OpArgs& args) {
   [[maybe_unused]] int offset = r.i32();
   [[maybe_unused]] int axis1 = r.i32();
   [[maybe_unused]] int axis2 = r.i32();
-  return outputs(mx::diagonal(x, offset, axis1, axis2, s));
+  return checked_outputs("Diagonal", outputs(mx::diagonal(x, offset, axis1, axis2, s)));
 }
 
 // Trace
@@ -214,7 +226,8 @@ std::vector<mx::array> op_trace(const OpArgs& args) {
   [[maybe_unused]] int offset = r.i32();
   [[maybe_unused]] int axis1 = r.i32();
   [[maybe_unused]] int axis2 = r.i32();
-  return outputs(mx::trace(x, offset, axis1, axis2, s));
+  check_nonempty("Trace", "x", x, {}, "x");
+  return checked_outputs("Trace", outputs(mx::trace(x, offset, axis1, axis2, s)));
 }
 
 }  // namespace emily::gen

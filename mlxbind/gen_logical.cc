@@ -9,7 +9,7 @@ std::vector<mx::array> op_logical_and(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::logical_and(a, b, s));
+  return checked_outputs("LogicalAnd", outputs(mx::logical_and(a, b, s)));
 }
 
 // LogicalOr
@@ -17,7 +17,7 @@ std::vector<mx::array> op_logical_or(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::logical_or(a, b, s));
+  return checked_outputs("LogicalOr", outputs(mx::logical_or(a, b, s)));
 }
 
 // LogicalXor
@@ -25,14 +25,14 @@ std::vector<mx::array> op_logical_xor(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::logical_xor(a, b, s));
+  return checked_outputs("LogicalXor", outputs(mx::logical_xor(a, b, s)));
 }
 
 // LogicalNot
 std::vector<mx::array> op_logical_not(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::logical_not(x, s));
+  return checked_outputs("LogicalNot", outputs(mx::logical_not(x, s)));
 }
 
 // BitwiseAnd
@@ -40,7 +40,7 @@ std::vector<mx::array> op_bitwise_and(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::bitwise_and(a, b, s));
+  return checked_outputs("BitwiseAnd", outputs(mx::bitwise_and(a, b, s)));
 }
 
 // BitwiseOr
@@ -48,7 +48,7 @@ std::vector<mx::array> op_bitwise_or(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::bitwise_or(a, b, s));
+  return checked_outputs("BitwiseOr", outputs(mx::bitwise_or(a, b, s)));
 }
 
 // BitwiseXor
@@ -56,14 +56,14 @@ std::vector<mx::array> op_bitwise_xor(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::bitwise_xor(a, b, s));
+  return checked_outputs("BitwiseXor", outputs(mx::bitwise_xor(a, b, s)));
 }
 
 // BitwiseInvert
 std::vector<mx::array> op_bitwise_invert(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::bitwise_invert(x, s));
+  return checked_outputs("BitwiseInvert", outputs(mx::bitwise_invert(x, s)));
 }
 
 // LeftShift
@@ -71,7 +71,7 @@ std::vector<mx::array> op_left_shift(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::left_shift(a, b, s));
+  return checked_outputs("LeftShift", outputs(mx::left_shift(a, b, s)));
 }
 
 // RightShift
@@ -79,7 +79,7 @@ std::vector<mx::array> op_right_shift(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& a = args.in[0];
   [[maybe_unused]] const mx::array& b = args.in[1];
-  return outputs(mx::right_shift(a, b, s));
+  return checked_outputs("RightShift", outputs(mx::right_shift(a, b, s)));
 }
 
 }  // namespace emily::gen

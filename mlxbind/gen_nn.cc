@@ -10,7 +10,7 @@ std::vector<mx::array> op_softmax(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(mx::softmax(x, axes_or_all(x, axes), false, s));
+  return checked_outputs("Softmax", outputs(mx::softmax(x, axes_or_all(x, axes), false, s)));
 }
 
 // LogSoftmax
@@ -19,7 +19,7 @@ std::vector<mx::array> op_log_softmax(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(x.size() == 0 ? x : mx::subtract(x, mx::logsumexp(x, axes_or_all(x, axes), true, s), s));
+  return checked_outputs("LogSoftmax", outputs(x.size() == 0 ? x : mx::subtract(x, mx::logsumexp(x, axes_or_all(x, axes), true, s), s)));
 }
 
 // LayerNorm
@@ -30,7 +30,7 @@ std::vector<mx::array> op_layer_norm(const OpArgs& args) {
   [[maybe_unused]] bool has_weight = r.boolean();
   [[maybe_unused]] bool has_bias = r.boolean();
   [[maybe_unused]] double eps = r.f64();
-  return outputs(layer_norm(xwb, has_weight, has_bias, eps, s));
+  return checked_outputs("LayerNorm", outputs(layer_norm(xwb, has_weight, has_bias, eps, s)));
 }
 
 // RMSNorm
@@ -40,7 +40,7 @@ std::vector<mx::array> op_rms_norm(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] bool has_weight = r.boolean();
   [[maybe_unused]] double eps = r.f64();
-  return outputs(rms_norm(xw, has_weight, eps, s));
+  return checked_outputs("RMSNorm", outputs(rms_norm(xw, has_weight, eps, s)));
 }
 
 // RoPE
@@ -53,7 +53,7 @@ std::vector<mx::array> op_rope(const OpArgs& args) {
   [[maybe_unused]] double base = r.f64();
   [[maybe_unused]] double scale = r.f64();
   [[maybe_unused]] int offset = r.i32();
-  return outputs(mx::fast::rope(x, dims, traditional, static_cast<float>(base), static_cast<float>(scale), offset, std::nullopt, s));
+  return checked_outputs("RoPE", outputs(mx::fast::rope(x, dims, traditional, static_cast<float>(base), static_cast<float>(scale), offset, std::nullopt, s)));
 }
 
 // ScaledDotProductAttention
@@ -65,7 +65,10 @@ std::vector<mx::array> op_scaled_dot_product_attention(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] double scale = r.f64();
   [[maybe_unused]] bool causal = r.boolean();
-  return outputs(mx::fast::scaled_dot_product_attention(q, k, v, static_cast<float>(scale), causal ? "causal" : "", std::nullopt, std::nullopt, false, s));
+  check_nonempty("ScaledDotProductAttention", "q", q, {1, -1}, "the heads H_q and the head dimension D");
+  check_nonempty("ScaledDotProductAttention", "k", k, {1, -2, -1}, "the keys (H_kv, L_k, D)");
+  check_nonempty("ScaledDotProductAttention", "v", v, {1, -2, -1}, "the values (H_kv, L_k, D_v)");
+  return checked_outputs("ScaledDotProductAttention", outputs(mx::fast::scaled_dot_product_attention(q, k, v, static_cast<float>(scale), causal ? "causal" : "", std::nullopt, std::nullopt, false, s)));
 }
 
 // ScaledDotProductAttentionMasked
@@ -77,7 +80,10 @@ std::vector<mx::array> op_scaled_dot_product_attention_masked(const OpArgs& args
   [[maybe_unused]] const mx::array& mask = args.in[3];
   AttrReader r(args.attrs);
   [[maybe_unused]] double scale = r.f64();
-  return outputs(mx::fast::scaled_dot_product_attention(q, k, v, static_cast<float>(scale), "array", mask, std::nullopt, false, s));
+  check_nonempty("ScaledDotProductAttentionMasked", "q", q, {1, -1}, "the heads H_q and the head dimension D");
+  check_nonempty("ScaledDotProductAttentionMasked", "k", k, {1, -2, -1}, "the keys (H_kv, L_k, D)");
+  check_nonempty("ScaledDotProductAttentionMasked", "v", v, {1, -2, -1}, "the values (H_kv, L_k, D_v)");
+  return checked_outputs("ScaledDotProductAttentionMasked", outputs(mx::fast::scaled_dot_product_attention(q, k, v, static_cast<float>(scale), "array", mask, std::nullopt, false, s)));
 }
 
 // Conv1d
@@ -90,7 +96,13 @@ std::vector<mx::array> op_conv1d(const OpArgs& args) {
   [[maybe_unused]] int padding = r.i32();
   [[maybe_unused]] int dilation = r.i32();
   [[maybe_unused]] int groups = r.i32();
-  return outputs(mx::conv1d(x, w, stride, padding, dilation, groups, s));
+  check_at_least("Conv1d", "stride", stride, 1);
+  check_at_least("Conv1d", "padding", padding, 0);
+  check_at_least("Conv1d", "dilation", dilation, 1);
+  check_at_least("Conv1d", "groups", groups, 1);
+  check_nonempty("Conv1d", "x", x, {-1}, "the input channels");
+  check_nonempty("Conv1d", "w", w, {0, 1, -1}, "the weight (C_out, kernel…, C_in/groups)");
+  return checked_outputs("Conv1d", outputs(mx::conv1d(x, w, stride, padding, dilation, groups, s)));
 }
 
 // Conv2d
@@ -103,7 +115,13 @@ std::vector<mx::array> op_conv2d(const OpArgs& args) {
   [[maybe_unused]] std::vector<int> padding = r.ints();
   [[maybe_unused]] std::vector<int> dilation = r.ints();
   [[maybe_unused]] int groups = r.i32();
-  return outputs(conv_nd(x, w, 2, stride, padding, dilation, groups, s));
+  check_each_at_least("Conv2d", "stride", stride, 1);
+  check_each_at_least("Conv2d", "padding", padding, 0);
+  check_each_at_least("Conv2d", "dilation", dilation, 1);
+  check_at_least("Conv2d", "groups", groups, 1);
+  check_nonempty("Conv2d", "x", x, {-1}, "the input channels");
+  check_nonempty("Conv2d", "w", w, {0, 1, -1}, "the weight (C_out, kernel…, C_in/groups)");
+  return checked_outputs("Conv2d", outputs(conv_nd(x, w, 2, stride, padding, dilation, groups, s)));
 }
 
 // Conv3d
@@ -116,7 +134,13 @@ std::vector<mx::array> op_conv3d(const OpArgs& args) {
   [[maybe_unused]] std::vector<int> padding = r.ints();
   [[maybe_unused]] std::vector<int> dilation = r.ints();
   [[maybe_unused]] int groups = r.i32();
-  return outputs(conv_nd(x, w, 3, stride, padding, dilation, groups, s));
+  check_each_at_least("Conv3d", "stride", stride, 1);
+  check_each_at_least("Conv3d", "padding", padding, 0);
+  check_each_at_least("Conv3d", "dilation", dilation, 1);
+  check_at_least("Conv3d", "groups", groups, 1);
+  check_nonempty("Conv3d", "x", x, {-1}, "the input channels");
+  check_nonempty("Conv3d", "w", w, {0, 1, -1}, "the weight (C_out, kernel…, C_in/groups)");
+  return checked_outputs("Conv3d", outputs(conv_nd(x, w, 3, stride, padding, dilation, groups, s)));
 }
 
 // ConvTranspose1d
@@ -130,7 +154,14 @@ std::vector<mx::array> op_conv_transpose1d(const OpArgs& args) {
   [[maybe_unused]] std::vector<int> dilation = r.ints();
   [[maybe_unused]] std::vector<int> output_padding = r.ints();
   [[maybe_unused]] int groups = r.i32();
-  return outputs(conv_transpose_nd(x, w, 1, stride, padding, dilation, output_padding, groups, s));
+  check_each_at_least("ConvTranspose1d", "stride", stride, 1);
+  check_each_at_least("ConvTranspose1d", "padding", padding, 0);
+  check_each_at_least("ConvTranspose1d", "dilation", dilation, 1);
+  check_each_at_least("ConvTranspose1d", "output_padding", output_padding, 0);
+  check_at_least("ConvTranspose1d", "groups", groups, 1);
+  check_nonempty("ConvTranspose1d", "x", x, {-1}, "the input channels");
+  check_nonempty("ConvTranspose1d", "w", w, {0, 1, -1}, "the weight (C_out, kernel…, C_in/groups)");
+  return checked_outputs("ConvTranspose1d", outputs(conv_transpose_nd(x, w, 1, stride, padding, dilation, output_padding, groups, s)));
 }
 
 // ConvTranspose2d
@@ -144,7 +175,14 @@ std::vector<mx::array> op_conv_transpose2d(const OpArgs& args) {
   [[maybe_unused]] std::vector<int> dilation = r.ints();
   [[maybe_unused]] std::vector<int> output_padding = r.ints();
   [[maybe_unused]] int groups = r.i32();
-  return outputs(conv_transpose_nd(x, w, 2, stride, padding, dilation, output_padding, groups, s));
+  check_each_at_least("ConvTranspose2d", "stride", stride, 1);
+  check_each_at_least("ConvTranspose2d", "padding", padding, 0);
+  check_each_at_least("ConvTranspose2d", "dilation", dilation, 1);
+  check_each_at_least("ConvTranspose2d", "output_padding", output_padding, 0);
+  check_at_least("ConvTranspose2d", "groups", groups, 1);
+  check_nonempty("ConvTranspose2d", "x", x, {-1}, "the input channels");
+  check_nonempty("ConvTranspose2d", "w", w, {0, 1, -1}, "the weight (C_out, kernel…, C_in/groups)");
+  return checked_outputs("ConvTranspose2d", outputs(conv_transpose_nd(x, w, 2, stride, padding, dilation, output_padding, groups, s)));
 }
 
 // ConvTranspose3d
@@ -158,7 +196,14 @@ std::vector<mx::array> op_conv_transpose3d(const OpArgs& args) {
   [[maybe_unused]] std::vector<int> dilation = r.ints();
   [[maybe_unused]] std::vector<int> output_padding = r.ints();
   [[maybe_unused]] int groups = r.i32();
-  return outputs(conv_transpose_nd(x, w, 3, stride, padding, dilation, output_padding, groups, s));
+  check_each_at_least("ConvTranspose3d", "stride", stride, 1);
+  check_each_at_least("ConvTranspose3d", "padding", padding, 0);
+  check_each_at_least("ConvTranspose3d", "dilation", dilation, 1);
+  check_each_at_least("ConvTranspose3d", "output_padding", output_padding, 0);
+  check_at_least("ConvTranspose3d", "groups", groups, 1);
+  check_nonempty("ConvTranspose3d", "x", x, {-1}, "the input channels");
+  check_nonempty("ConvTranspose3d", "w", w, {0, 1, -1}, "the weight (C_out, kernel…, C_in/groups)");
+  return checked_outputs("ConvTranspose3d", outputs(conv_transpose_nd(x, w, 3, stride, padding, dilation, output_padding, groups, s)));
 }
 
 // MaxPool1d
@@ -169,7 +214,10 @@ std::vector<mx::array> op_max_pool1d(const OpArgs& args) {
   [[maybe_unused]] int kernel = r.i32();
   [[maybe_unused]] int stride = r.i32();
   [[maybe_unused]] int padding = r.i32();
-  return outputs(pool(x, {kernel}, {stride}, {padding}, true, "MaxPool1d", s));
+  check_at_least("MaxPool1d", "kernel", kernel, 1);
+  check_at_least("MaxPool1d", "stride", stride, 0);
+  check_at_least("MaxPool1d", "padding", padding, 0);
+  return checked_outputs("MaxPool1d", outputs(pool(x, {kernel}, {stride}, {padding}, true, "MaxPool1d", s)));
 }
 
 // AvgPool1d
@@ -180,7 +228,10 @@ std::vector<mx::array> op_avg_pool1d(const OpArgs& args) {
   [[maybe_unused]] int kernel = r.i32();
   [[maybe_unused]] int stride = r.i32();
   [[maybe_unused]] int padding = r.i32();
-  return outputs(pool(x, {kernel}, {stride}, {padding}, false, "AvgPool1d", s));
+  check_at_least("AvgPool1d", "kernel", kernel, 1);
+  check_at_least("AvgPool1d", "stride", stride, 0);
+  check_at_least("AvgPool1d", "padding", padding, 0);
+  return checked_outputs("AvgPool1d", outputs(pool(x, {kernel}, {stride}, {padding}, false, "AvgPool1d", s)));
 }
 
 // MaxPool2d
@@ -191,7 +242,10 @@ std::vector<mx::array> op_max_pool2d(const OpArgs& args) {
   [[maybe_unused]] std::vector<int> kernel = r.ints();
   [[maybe_unused]] std::vector<int> stride = r.ints();
   [[maybe_unused]] std::vector<int> padding = r.ints();
-  return outputs(pool(x, kernel, stride, padding, true, "MaxPool2d", s));
+  check_each_at_least("MaxPool2d", "kernel", kernel, 1);
+  check_each_at_least("MaxPool2d", "stride", stride, 0);
+  check_each_at_least("MaxPool2d", "padding", padding, 0);
+  return checked_outputs("MaxPool2d", outputs(pool(x, kernel, stride, padding, true, "MaxPool2d", s)));
 }
 
 // AvgPool2d
@@ -202,14 +256,17 @@ std::vector<mx::array> op_avg_pool2d(const OpArgs& args) {
   [[maybe_unused]] std::vector<int> kernel = r.ints();
   [[maybe_unused]] std::vector<int> stride = r.ints();
   [[maybe_unused]] std::vector<int> padding = r.ints();
-  return outputs(pool(x, kernel, stride, padding, false, "AvgPool2d", s));
+  check_each_at_least("AvgPool2d", "kernel", kernel, 1);
+  check_each_at_least("AvgPool2d", "stride", stride, 0);
+  check_each_at_least("AvgPool2d", "padding", padding, 0);
+  return checked_outputs("AvgPool2d", outputs(pool(x, kernel, stride, padding, false, "AvgPool2d", s)));
 }
 
 // Relu
 std::vector<mx::array> op_relu(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(relu(x, s));
+  return checked_outputs("Relu", outputs(relu(x, s)));
 }
 
 // LeakyRelu
@@ -218,7 +275,7 @@ std::vector<mx::array> op_leaky_relu(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] double slope = r.f64();
-  return outputs(leaky_relu(x, slope, s));
+  return checked_outputs("LeakyRelu", outputs(leaky_relu(x, slope, s)));
 }
 
 // Elu
@@ -227,42 +284,42 @@ std::vector<mx::array> op_elu(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] double alpha = r.f64();
-  return outputs(elu(x, alpha, s));
+  return checked_outputs("Elu", outputs(elu(x, alpha, s)));
 }
 
 // Gelu
 std::vector<mx::array> op_gelu(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(gelu(x, s));
+  return checked_outputs("Gelu", outputs(gelu(x, s)));
 }
 
 // GeluTanh
 std::vector<mx::array> op_gelu_tanh(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(gelu_tanh(x, s));
+  return checked_outputs("GeluTanh", outputs(gelu_tanh(x, s)));
 }
 
 // Silu
 std::vector<mx::array> op_silu(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(silu(x, s));
+  return checked_outputs("Silu", outputs(silu(x, s)));
 }
 
 // Softplus
 std::vector<mx::array> op_softplus(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::logaddexp(x, mx::array(0, x.dtype()), s));
+  return checked_outputs("Softplus", outputs(mx::logaddexp(x, mx::array(0, x.dtype()), s)));
 }
 
 // LogSigmoid
 std::vector<mx::array> op_log_sigmoid(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::negative(mx::logaddexp(mx::negative(x, s), mx::array(0, x.dtype()), s), s));
+  return checked_outputs("LogSigmoid", outputs(mx::negative(mx::logaddexp(mx::negative(x, s), mx::array(0, x.dtype()), s), s)));
 }
 
 }  // namespace emily::gen

@@ -9,7 +9,7 @@ std::vector<mx::array> op_key(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   AttrReader r(args.attrs);
   [[maybe_unused]] int64_t seed = r.i64();
-  return outputs(mx::random::key(static_cast<uint64_t>(seed)));
+  return checked_outputs("Key", outputs(mx::random::key(static_cast<uint64_t>(seed))));
 }
 
 // KeySplit
@@ -18,7 +18,7 @@ std::vector<mx::array> op_key_split(const OpArgs& args) {
   [[maybe_unused]] const mx::array& key = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] int num = r.i32();
-  return outputs(key_split(key, num, s));
+  return checked_outputs("KeySplit", outputs(key_split(key, num, s)));
 }
 
 // Uniform
@@ -30,7 +30,7 @@ std::vector<mx::array> op_uniform(const OpArgs& args) {
   [[maybe_unused]] double high = r.f64();
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::random::uniform(mx::array(low, dtype), mx::array(high, dtype), dims, dtype, key, s));
+  return checked_outputs("Uniform", outputs(mx::random::uniform(mx::array(low, dtype), mx::array(high, dtype), dims, dtype, key, s)));
 }
 
 // Normal
@@ -42,7 +42,7 @@ std::vector<mx::array> op_normal(const OpArgs& args) {
   [[maybe_unused]] double scale = r.f64();
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::random::normal(dims, dtype, static_cast<float>(loc), static_cast<float>(scale), key, s));
+  return checked_outputs("Normal", outputs(mx::random::normal(dims, dtype, static_cast<float>(loc), static_cast<float>(scale), key, s)));
 }
 
 // Randint
@@ -54,7 +54,7 @@ std::vector<mx::array> op_randint(const OpArgs& args) {
   [[maybe_unused]] int high = r.i32();
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::random::randint(mx::array(low), mx::array(high), dims, dtype, key, s));
+  return checked_outputs("Randint", outputs(mx::random::randint(mx::array(low), mx::array(high), dims, dtype, key, s)));
 }
 
 // Bernoulli
@@ -64,7 +64,7 @@ std::vector<mx::array> op_bernoulli(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] double p = r.f64();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::random::bernoulli(mx::array(static_cast<float>(p)), dims, key, s));
+  return checked_outputs("Bernoulli", outputs(mx::random::bernoulli(mx::array(static_cast<float>(p)), dims, key, s)));
 }
 
 // Categorical
@@ -75,7 +75,7 @@ std::vector<mx::array> op_categorical(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
   [[maybe_unused]] int num = r.i32();
-  return outputs(num > 0 ? categorical_n(logits, axis, num, key, s) : mx::random::categorical(logits, axis, key, s));
+  return checked_outputs("Categorical", outputs(num > 0 ? categorical_n(logits, axis, num, key, s) : mx::random::categorical(logits, axis, key, s)));
 }
 
 // Permutation
@@ -84,7 +84,7 @@ std::vector<mx::array> op_permutation(const OpArgs& args) {
   [[maybe_unused]] const mx::array& key = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] int n = r.i32();
-  return outputs(mx::random::permutation(n, key, s));
+  return checked_outputs("Permutation", outputs(mx::random::permutation(n, key, s)));
 }
 
 // Shuffle
@@ -94,7 +94,7 @@ std::vector<mx::array> op_shuffle(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[1];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::random::permutation(x, axis, key, s));
+  return checked_outputs("Shuffle", outputs(mx::random::permutation(x, axis, key, s)));
 }
 
 // TruncatedNormal
@@ -106,7 +106,7 @@ std::vector<mx::array> op_truncated_normal(const OpArgs& args) {
   [[maybe_unused]] double upper = r.f64();
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::random::truncated_normal(mx::array(lower, dtype), mx::array(upper, dtype), dims, dtype, key, s));
+  return checked_outputs("TruncatedNormal", outputs(mx::random::truncated_normal(mx::array(lower, dtype), mx::array(upper, dtype), dims, dtype, key, s)));
 }
 
 // Gumbel
@@ -116,7 +116,7 @@ std::vector<mx::array> op_gumbel(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::random::gumbel(dims, dtype, key, s));
+  return checked_outputs("Gumbel", outputs(mx::random::gumbel(dims, dtype, key, s)));
 }
 
 // Laplace
@@ -128,7 +128,7 @@ std::vector<mx::array> op_laplace(const OpArgs& args) {
   [[maybe_unused]] double scale = r.f64();
   [[maybe_unused]] mx::Dtype dtype = r.dtype();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::random::laplace(dims, dtype, static_cast<float>(loc), static_cast<float>(scale), key, s));
+  return checked_outputs("Laplace", outputs(mx::random::laplace(dims, dtype, static_cast<float>(loc), static_cast<float>(scale), key, s)));
 }
 
 }  // namespace emily::gen

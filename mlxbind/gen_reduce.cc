@@ -11,7 +11,7 @@ std::vector<mx::array> op_sum(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(mx::sum(x, axes_or_all(x, axes), keepdims, s));
+  return checked_outputs("Sum", outputs(mx::sum(x, axes_or_all(x, axes), keepdims, s)));
 }
 
 // Max
@@ -21,7 +21,7 @@ std::vector<mx::array> op_max(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(mx::max(x, axes_or_all(x, axes), keepdims, s));
+  return checked_outputs("Max", outputs(mx::max(x, axes_or_all(x, axes), keepdims, s)));
 }
 
 // Min
@@ -31,7 +31,7 @@ std::vector<mx::array> op_min(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(mx::min(x, axes_or_all(x, axes), keepdims, s));
+  return checked_outputs("Min", outputs(mx::min(x, axes_or_all(x, axes), keepdims, s)));
 }
 
 // Mean
@@ -41,7 +41,7 @@ std::vector<mx::array> op_mean(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(mx::mean(x, axes_or_all(x, axes), keepdims, s));
+  return checked_outputs("Mean", outputs(mx::mean(x, axes_or_all(x, axes), keepdims, s)));
 }
 
 // Prod
@@ -51,7 +51,7 @@ std::vector<mx::array> op_prod(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(mx::prod(x, axes_or_all(x, axes), keepdims, s));
+  return checked_outputs("Prod", outputs(mx::prod(x, axes_or_all(x, axes), keepdims, s)));
 }
 
 // Var
@@ -62,7 +62,7 @@ std::vector<mx::array> op_var(const OpArgs& args) {
   [[maybe_unused]] int ddof = r.i32();
   [[maybe_unused]] bool keepdims = r.boolean();
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(mx::var(x, axes_or_all(x, axes), keepdims, ddof, s));
+  return checked_outputs("Var", outputs(mx::var(x, axes_or_all(x, axes), keepdims, ddof, s)));
 }
 
 // Std
@@ -73,7 +73,7 @@ std::vector<mx::array> op_std(const OpArgs& args) {
   [[maybe_unused]] int ddof = r.i32();
   [[maybe_unused]] bool keepdims = r.boolean();
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(mx::std(x, axes_or_all(x, axes), keepdims, ddof, s));
+  return checked_outputs("Std", outputs(mx::std(x, axes_or_all(x, axes), keepdims, ddof, s)));
 }
 
 // Argmin
@@ -83,7 +83,7 @@ std::vector<mx::array> op_argmin(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axis = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(one_axis("Argmin", axis) ? mx::argmin(x, axis[0], keepdims, s) : mx::argmin(x, keepdims, s));
+  return checked_outputs("Argmin", outputs(one_axis("Argmin", axis) ? mx::argmin(x, axis[0], keepdims, s) : mx::argmin(x, keepdims, s)));
 }
 
 // Argmax
@@ -93,7 +93,7 @@ std::vector<mx::array> op_argmax(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axis = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(one_axis("Argmax", axis) ? mx::argmax(x, axis[0], keepdims, s) : mx::argmax(x, keepdims, s));
+  return checked_outputs("Argmax", outputs(one_axis("Argmax", axis) ? mx::argmax(x, axis[0], keepdims, s) : mx::argmax(x, keepdims, s)));
 }
 
 // All
@@ -103,7 +103,7 @@ std::vector<mx::array> op_all(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(mx::all(x, axes_or_all(x, axes), keepdims, s));
+  return checked_outputs("All", outputs(mx::all(x, axes_or_all(x, axes), keepdims, s)));
 }
 
 // Any
@@ -113,7 +113,7 @@ std::vector<mx::array> op_any(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(mx::any(x, axes_or_all(x, axes), keepdims, s));
+  return checked_outputs("Any", outputs(mx::any(x, axes_or_all(x, axes), keepdims, s)));
 }
 
 // LogSumExp
@@ -123,7 +123,7 @@ std::vector<mx::array> op_logsumexp(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(mx::logsumexp(x, axes_or_all(x, axes), keepdims, s));
+  return checked_outputs("LogSumExp", outputs(mx::logsumexp(x, axes_or_all(x, axes), keepdims, s)));
 }
 
 // Median
@@ -133,7 +133,7 @@ std::vector<mx::array> op_median(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(mx::median(x, axes_or_all(x, axes), keepdims, s));
+  return checked_outputs("Median", outputs(mx::median(x, axes_or_all(x, axes), keepdims, s)));
 }
 
 // CountNonzero
@@ -143,7 +143,7 @@ std::vector<mx::array> op_count_nonzero(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
   [[maybe_unused]] bool keepdims = r.boolean();
-  return outputs(mx::count_nonzero(x, axes_or_all(x, axes), keepdims, s));
+  return checked_outputs("CountNonzero", outputs(mx::count_nonzero(x, axes_or_all(x, axes), keepdims, s)));
 }
 
 }  // namespace emily::gen

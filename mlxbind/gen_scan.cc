@@ -12,7 +12,7 @@ std::vector<mx::array> op_cumsum(const OpArgs& args) {
   [[maybe_unused]] int axis = r.i32();
   [[maybe_unused]] bool reverse = r.boolean();
   [[maybe_unused]] bool inclusive = r.boolean();
-  return outputs(mx::cumsum(x, axis, reverse, inclusive, s));
+  return checked_outputs("Cumsum", outputs(mx::cumsum(x, axis, reverse, inclusive, s)));
 }
 
 // Cumprod
@@ -23,7 +23,7 @@ std::vector<mx::array> op_cumprod(const OpArgs& args) {
   [[maybe_unused]] int axis = r.i32();
   [[maybe_unused]] bool reverse = r.boolean();
   [[maybe_unused]] bool inclusive = r.boolean();
-  return outputs(mx::cumprod(x, axis, reverse, inclusive, s));
+  return checked_outputs("Cumprod", outputs(mx::cumprod(x, axis, reverse, inclusive, s)));
 }
 
 // Cummax
@@ -34,7 +34,7 @@ std::vector<mx::array> op_cummax(const OpArgs& args) {
   [[maybe_unused]] int axis = r.i32();
   [[maybe_unused]] bool reverse = r.boolean();
   [[maybe_unused]] bool inclusive = r.boolean();
-  return outputs(mx::cummax(x, axis, reverse, inclusive, s));
+  return checked_outputs("Cummax", outputs(mx::cummax(x, axis, reverse, inclusive, s)));
 }
 
 // Cummin
@@ -45,7 +45,7 @@ std::vector<mx::array> op_cummin(const OpArgs& args) {
   [[maybe_unused]] int axis = r.i32();
   [[maybe_unused]] bool reverse = r.boolean();
   [[maybe_unused]] bool inclusive = r.boolean();
-  return outputs(mx::cummin(x, axis, reverse, inclusive, s));
+  return checked_outputs("Cummin", outputs(mx::cummin(x, axis, reverse, inclusive, s)));
 }
 
 // LogCumSumExp
@@ -56,7 +56,7 @@ std::vector<mx::array> op_logcumsumexp(const OpArgs& args) {
   [[maybe_unused]] int axis = r.i32();
   [[maybe_unused]] bool reverse = r.boolean();
   [[maybe_unused]] bool inclusive = r.boolean();
-  return outputs(mx::logcumsumexp(x, axis, reverse, inclusive, s));
+  return checked_outputs("LogCumSumExp", outputs(mx::logcumsumexp(x, axis, reverse, inclusive, s)));
 }
 
 }  // namespace emily::gen

@@ -10,7 +10,7 @@ std::vector<mx::array> op_reshape(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::reshape(x, dims, s));
+  return checked_outputs("Reshape", outputs(mx::reshape(x, dims, s)));
 }
 
 // Transpose
@@ -19,7 +19,7 @@ std::vector<mx::array> op_transpose(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(axes.empty() ? mx::transpose(x, s) : mx::transpose(x, axes, s));
+  return checked_outputs("Transpose", outputs(axes.empty() ? mx::transpose(x, s) : mx::transpose(x, axes, s)));
 }
 
 // BroadcastTo
@@ -28,7 +28,7 @@ std::vector<mx::array> op_broadcast_to(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::broadcast_to(x, dims, s));
+  return checked_outputs("BroadcastTo", outputs(mx::broadcast_to(x, dims, s)));
 }
 
 // Squeeze
@@ -37,7 +37,7 @@ std::vector<mx::array> op_squeeze(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(axes.empty() ? mx::squeeze(x, s) : mx::squeeze(x, axes, s));
+  return checked_outputs("Squeeze", outputs(axes.empty() ? mx::squeeze(x, s) : mx::squeeze(x, axes, s)));
 }
 
 // ExpandDims
@@ -46,7 +46,7 @@ std::vector<mx::array> op_expand_dims(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(mx::expand_dims(x, axes, s));
+  return checked_outputs("ExpandDims", outputs(mx::expand_dims(x, axes, s)));
 }
 
 // Concatenate
@@ -55,7 +55,7 @@ std::vector<mx::array> op_concatenate(const OpArgs& args) {
   [[maybe_unused]] const std::vector<mx::array>& xs = args.in;
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::concatenate(xs, axis, s));
+  return checked_outputs("Concatenate", outputs(mx::concatenate(xs, axis, s)));
 }
 
 // Stack
@@ -64,7 +64,7 @@ std::vector<mx::array> op_stack(const OpArgs& args) {
   [[maybe_unused]] const std::vector<mx::array>& xs = args.in;
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::stack(xs, axis, s));
+  return checked_outputs("Stack", outputs(mx::stack(xs, axis, s)));
 }
 
 // Split
@@ -74,7 +74,7 @@ std::vector<mx::array> op_split(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int sections = r.i32();
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::split(x, sections, axis, s));
+  return checked_outputs("Split", outputs(mx::split(x, sections, axis, s)));
 }
 
 // SplitAt
@@ -84,7 +84,7 @@ std::vector<mx::array> op_split_at(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> indices = r.ints();
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::split(x, shape_of(indices), axis, s));
+  return checked_outputs("SplitAt", outputs(mx::split(x, shape_of(indices), axis, s)));
 }
 
 // Tile
@@ -93,7 +93,7 @@ std::vector<mx::array> op_tile(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> reps = r.ints();
-  return outputs(mx::tile(x, reps, s));
+  return checked_outputs("Tile", outputs(mx::tile(x, reps, s)));
 }
 
 // Repeat
@@ -103,7 +103,7 @@ std::vector<mx::array> op_repeat(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int repeats = r.i32();
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::repeat(x, repeats, axis, s));
+  return checked_outputs("Repeat", outputs(mx::repeat(x, repeats, axis, s)));
 }
 
 // Pad
@@ -115,7 +115,7 @@ std::vector<mx::array> op_pad(const OpArgs& args) {
   [[maybe_unused]] std::vector<int> high = r.ints();
   [[maybe_unused]] double value = r.f64();
   [[maybe_unused]] int mode = r.i32();
-  return outputs(mx::pad(x, axes_or_all(x, {}), shape_of(low), shape_of(high), mx::array(value, x.dtype()), mode == 0 ? "constant" : "edge", s));
+  return checked_outputs("Pad", outputs(mx::pad(x, axes_or_all(x, {}), shape_of(low), shape_of(high), mx::array(value, x.dtype()), mode == 0 ? "constant" : "edge", s)));
 }
 
 // Flip
@@ -124,7 +124,7 @@ std::vector<mx::array> op_flip(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(mx::flip(x, axes_or_all(x, axes), s));
+  return checked_outputs("Flip", outputs(mx::flip(x, axes_or_all(x, axes), s)));
 }
 
 // Roll
@@ -134,7 +134,7 @@ std::vector<mx::array> op_roll(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int shift = r.i32();
   [[maybe_unused]] std::vector<int> axes = r.ints();
-  return outputs(axes.empty() ? mx::roll(x, shift, s) : mx::roll(x, shift, axes, s));
+  return checked_outputs("Roll", outputs(axes.empty() ? mx::roll(x, shift, s) : mx::roll(x, shift, axes, s)));
 }
 
 // Flatten
@@ -144,7 +144,7 @@ std::vector<mx::array> op_flatten(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int start = r.i32();
   [[maybe_unused]] int end = r.i32();
-  return outputs(mx::flatten(x, start, end, s));
+  return checked_outputs("Flatten", outputs(mx::flatten(x, start, end, s)));
 }
 
 // Swapaxes
@@ -154,7 +154,7 @@ std::vector<mx::array> op_swapaxes(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis1 = r.i32();
   [[maybe_unused]] int axis2 = r.i32();
-  return outputs(mx::swapaxes(x, axis1, axis2, s));
+  return checked_outputs("Swapaxes", outputs(mx::swapaxes(x, axis1, axis2, s)));
 }
 
 // Moveaxis
@@ -164,7 +164,7 @@ std::vector<mx::array> op_moveaxis(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int source = r.i32();
   [[maybe_unused]] int destination = r.i32();
-  return outputs(mx::moveaxis(x, source, destination, s));
+  return checked_outputs("Moveaxis", outputs(mx::moveaxis(x, source, destination, s)));
 }
 
 // Unflatten
@@ -174,35 +174,35 @@ std::vector<mx::array> op_unflatten(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
   [[maybe_unused]] mx::Shape dims = r.shape();
-  return outputs(mx::unflatten(x, axis, dims, s));
+  return checked_outputs("Unflatten", outputs(mx::unflatten(x, axis, dims, s)));
 }
 
 // Atleast1d
 std::vector<mx::array> op_atleast_1d(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::atleast_1d(x, s));
+  return checked_outputs("Atleast1d", outputs(mx::atleast_1d(x, s)));
 }
 
 // Atleast2d
 std::vector<mx::array> op_atleast_2d(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::atleast_2d(x, s));
+  return checked_outputs("Atleast2d", outputs(mx::atleast_2d(x, s)));
 }
 
 // Atleast3d
 std::vector<mx::array> op_atleast_3d(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::atleast_3d(x, s));
+  return checked_outputs("Atleast3d", outputs(mx::atleast_3d(x, s)));
 }
 
 // MatrixTranspose
 std::vector<mx::array> op_matrix_transpose(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::matrix_transpose(x, s));
+  return checked_outputs("MatrixTranspose", outputs(mx::matrix_transpose(x, s)));
 }
 
 }  // namespace emily::gen

@@ -10,7 +10,7 @@ std::vector<mx::array> op_sort(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::sort(x, axis, s));
+  return checked_outputs("Sort", outputs(mx::sort(x, axis, s)));
 }
 
 // Argsort
@@ -19,7 +19,7 @@ std::vector<mx::array> op_argsort(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::argsort(x, axis, s));
+  return checked_outputs("Argsort", outputs(mx::argsort(x, axis, s)));
 }
 
 // TopK
@@ -29,7 +29,7 @@ std::vector<mx::array> op_topk(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int k = r.i32();
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::sort(mx::topk(x, k, axis, s), axis, s));
+  return checked_outputs("TopK", outputs(mx::sort(mx::topk(x, k, axis, s), axis, s)));
 }
 
 // Partition
@@ -39,7 +39,7 @@ std::vector<mx::array> op_partition(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int kth = r.i32();
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::partition(x, kth, axis, s));
+  return checked_outputs("Partition", outputs(mx::partition(x, kth, axis, s)));
 }
 
 // Argpartition
@@ -49,7 +49,7 @@ std::vector<mx::array> op_argpartition(const OpArgs& args) {
   AttrReader r(args.attrs);
   [[maybe_unused]] int kth = r.i32();
   [[maybe_unused]] int axis = r.i32();
-  return outputs(mx::argpartition(x, kth, axis, s));
+  return checked_outputs("Argpartition", outputs(mx::argpartition(x, kth, axis, s)));
 }
 
 }  // namespace emily::gen

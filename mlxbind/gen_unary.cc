@@ -8,98 +8,98 @@ namespace emily::gen {
 std::vector<mx::array> op_negative(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::negative(x, s));
+  return checked_outputs("Neg", outputs(mx::negative(x, s)));
 }
 
 // Exp
 std::vector<mx::array> op_exp(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::exp(x, s));
+  return checked_outputs("Exp", outputs(mx::exp(x, s)));
 }
 
 // Log
 std::vector<mx::array> op_log(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::log(x, s));
+  return checked_outputs("Log", outputs(mx::log(x, s)));
 }
 
 // Tanh
 std::vector<mx::array> op_tanh(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::tanh(x, s));
+  return checked_outputs("Tanh", outputs(mx::tanh(x, s)));
 }
 
 // Sqrt
 std::vector<mx::array> op_sqrt(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::sqrt(x, s));
+  return checked_outputs("Sqrt", outputs(mx::sqrt(x, s)));
 }
 
 // Abs
 std::vector<mx::array> op_abs(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::abs(x, s));
+  return checked_outputs("Abs", outputs(mx::abs(x, s)));
 }
 
 // Sigmoid
 std::vector<mx::array> op_sigmoid(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::sigmoid(x, s));
+  return checked_outputs("Sigmoid", outputs(mx::sigmoid(x, s)));
 }
 
 // Square
 std::vector<mx::array> op_square(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::square(x, s));
+  return checked_outputs("Square", outputs(mx::square(x, s)));
 }
 
 // Rsqrt
 std::vector<mx::array> op_rsqrt(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::rsqrt(x, s));
+  return checked_outputs("Rsqrt", outputs(mx::rsqrt(x, s)));
 }
 
 // Reciprocal
 std::vector<mx::array> op_reciprocal(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::reciprocal(x, s));
+  return checked_outputs("Reciprocal", outputs(mx::reciprocal(x, s)));
 }
 
 // Sign
 std::vector<mx::array> op_sign(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::issubdtype(x.dtype(), mx::inexact) ? mx::where(mx::isnan(x, s), x, mx::sign(x, s), s) : mx::sign(x, s));
+  return checked_outputs("Sign", outputs(mx::issubdtype(x.dtype(), mx::inexact) ? mx::where(mx::isnan(x, s), x, mx::sign(x, s), s) : mx::sign(x, s)));
 }
 
 // Floor
 std::vector<mx::array> op_floor(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::floor(x, s));
+  return checked_outputs("Floor", outputs(mx::floor(x, s)));
 }
 
 // Ceil
 std::vector<mx::array> op_ceil(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::ceil(x, s));
+  return checked_outputs("Ceil", outputs(mx::ceil(x, s)));
 }
 
 // Trunc
 std::vector<mx::array> op_trunc(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::trunc(x, s));
+  return checked_outputs("Trunc", outputs(mx::trunc(x, s)));
 }
 
 // Round
@@ -108,175 +108,175 @@ std::vector<mx::array> op_round(const OpArgs& args) {
   [[maybe_unused]] const mx::array& x = args.in[0];
   AttrReader r(args.attrs);
   [[maybe_unused]] int decimals = r.i32();
-  return outputs(mx::round(x, decimals, s));
+  return checked_outputs("Round", outputs(mx::round(x, decimals, s)));
 }
 
 // Expm1
 std::vector<mx::array> op_expm1(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::expm1(x, s));
+  return checked_outputs("Expm1", outputs(mx::expm1(x, s)));
 }
 
 // Log1p
 std::vector<mx::array> op_log1p(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::log1p(x, s));
+  return checked_outputs("Log1p", outputs(mx::log1p(x, s)));
 }
 
 // Log2
 std::vector<mx::array> op_log2(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::log2(x, s));
+  return checked_outputs("Log2", outputs(mx::log2(x, s)));
 }
 
 // Log10
 std::vector<mx::array> op_log10(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::log10(x, s));
+  return checked_outputs("Log10", outputs(mx::log10(x, s)));
 }
 
 // Sin
 std::vector<mx::array> op_sin(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::sin(x, s));
+  return checked_outputs("Sin", outputs(mx::sin(x, s)));
 }
 
 // Cos
 std::vector<mx::array> op_cos(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::cos(x, s));
+  return checked_outputs("Cos", outputs(mx::cos(x, s)));
 }
 
 // Tan
 std::vector<mx::array> op_tan(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::tan(x, s));
+  return checked_outputs("Tan", outputs(mx::tan(x, s)));
 }
 
 // Arcsin
 std::vector<mx::array> op_arcsin(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::arcsin(x, s));
+  return checked_outputs("Arcsin", outputs(mx::arcsin(x, s)));
 }
 
 // Arccos
 std::vector<mx::array> op_arccos(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::arccos(x, s));
+  return checked_outputs("Arccos", outputs(mx::arccos(x, s)));
 }
 
 // Arctan
 std::vector<mx::array> op_arctan(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::arctan(x, s));
+  return checked_outputs("Arctan", outputs(mx::arctan(x, s)));
 }
 
 // Sinh
 std::vector<mx::array> op_sinh(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::sinh(x, s));
+  return checked_outputs("Sinh", outputs(mx::sinh(x, s)));
 }
 
 // Cosh
 std::vector<mx::array> op_cosh(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::cosh(x, s));
+  return checked_outputs("Cosh", outputs(mx::cosh(x, s)));
 }
 
 // Arcsinh
 std::vector<mx::array> op_arcsinh(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::arcsinh(x, s));
+  return checked_outputs("Arcsinh", outputs(mx::arcsinh(x, s)));
 }
 
 // Arccosh
 std::vector<mx::array> op_arccosh(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::arccosh(x, s));
+  return checked_outputs("Arccosh", outputs(mx::arccosh(x, s)));
 }
 
 // Arctanh
 std::vector<mx::array> op_arctanh(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::arctanh(x, s));
+  return checked_outputs("Arctanh", outputs(mx::arctanh(x, s)));
 }
 
 // Degrees
 std::vector<mx::array> op_degrees(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::degrees(x, s));
+  return checked_outputs("Degrees", outputs(mx::degrees(x, s)));
 }
 
 // Radians
 std::vector<mx::array> op_radians(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::radians(x, s));
+  return checked_outputs("Radians", outputs(mx::radians(x, s)));
 }
 
 // Erf
 std::vector<mx::array> op_erf(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::erf(x, s));
+  return checked_outputs("Erf", outputs(mx::erf(x, s)));
 }
 
 // ErfInv
 std::vector<mx::array> op_erfinv(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::erfinv(x, s));
+  return checked_outputs("ErfInv", outputs(mx::erfinv(x, s)));
 }
 
 // IsNaN
 std::vector<mx::array> op_isnan(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::isnan(x, s));
+  return checked_outputs("IsNaN", outputs(mx::isnan(x, s)));
 }
 
 // IsInf
 std::vector<mx::array> op_isinf(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::isinf(x, s));
+  return checked_outputs("IsInf", outputs(mx::isinf(x, s)));
 }
 
 // IsFinite
 std::vector<mx::array> op_isfinite(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::isfinite(x, s));
+  return checked_outputs("IsFinite", outputs(mx::isfinite(x, s)));
 }
 
 // IsPosInf
 std::vector<mx::array> op_isposinf(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::isposinf(x, s));
+  return checked_outputs("IsPosInf", outputs(mx::isposinf(x, s)));
 }
 
 // IsNegInf
 std::vector<mx::array> op_isneginf(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::isneginf(x, s));
+  return checked_outputs("IsNegInf", outputs(mx::isneginf(x, s)));
 }
 
 // NanToNum
@@ -288,35 +288,35 @@ std::vector<mx::array> op_nan_to_num(const OpArgs& args) {
   [[maybe_unused]] double posinf = r.f64();
   [[maybe_unused]] double neginf = r.f64();
   [[maybe_unused]] bool limits = r.boolean();
-  return outputs(limits ? mx::nan_to_num(x, nan, std::nullopt, std::nullopt, s) : mx::nan_to_num(x, nan, posinf, neginf, s));
+  return checked_outputs("NanToNum", outputs(limits ? mx::nan_to_num(x, nan, std::nullopt, std::nullopt, s) : mx::nan_to_num(x, nan, posinf, neginf, s)));
 }
 
 // Conj
 std::vector<mx::array> op_conjugate(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::conjugate(x, s));
+  return checked_outputs("Conj", outputs(mx::conjugate(x, s)));
 }
 
 // Real
 std::vector<mx::array> op_real(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::real(x, s));
+  return checked_outputs("Real", outputs(mx::real(x, s)));
 }
 
 // Imag
 std::vector<mx::array> op_imag(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::issubdtype(x.dtype(), mx::complexfloating) ? mx::imag(x, s) : mx::zeros_like(x, s));
+  return checked_outputs("Imag", outputs(mx::issubdtype(x.dtype(), mx::complexfloating) ? mx::imag(x, s) : mx::zeros_like(x, s)));
 }
 
 // StopGradient
 std::vector<mx::array> op_stop_gradient(const OpArgs& args) {
   [[maybe_unused]] const mx::Stream& s = args.s;
   [[maybe_unused]] const mx::array& x = args.in[0];
-  return outputs(mx::stop_gradient(x, s));
+  return checked_outputs("StopGradient", outputs(mx::stop_gradient(x, s)));
 }
 
 }  // namespace emily::gen

@@ -16,23 +16,34 @@ import (
 // file crashed the process (SIGSEGV, from a tensor count of 2^56) instead
 // of raising an error. Only the tables are read, never the tensor data.
 func checkGGUF(path string) error {
+	_, err := checkGGUFSize(path)
+	return err
+}
+
+// checkGGUFSize is checkGGUF that also returns how many bytes the loaded
+// tensors will take (quantized types counted as the float16 MLX may
+// expand them to), for the memory check before MLX reads anything.
+func checkGGUFSize(path string) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	g := &ggufWalk{r: bufio.NewReaderSize(f, 1<<16), size: uint64(fi.Size())}
 	if err := g.walk(); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			err = fmt.Errorf("the file ends at byte %d inside its header (truncated?)", g.size)
 		}
-		return fmt.Errorf("[load_gguf] %s: %w", path, err)
+		return 0, fmt.Errorf("[load_gguf] %s: %w", path, err)
 	}
-	return nil
+	if g.out > math.MaxInt64 {
+		return 0, fmt.Errorf("[load_gguf] %s: the tensors need more than 2^63 bytes", path)
+	}
+	return int64(g.out), nil
 }
 
 // GGUF value types (the gguf spec's numbering).
@@ -59,6 +70,7 @@ type ggufWalk struct {
 	r    *bufio.Reader
 	size uint64 // file size
 	pos  uint64 // bytes consumed
+	out  uint64 // bytes the loaded tensors take (saturating)
 }
 
 func (g *ggufWalk) left() uint64 { return g.size - g.pos }
@@ -208,6 +220,13 @@ func (g *ggufWalk) walk() error {
 		}
 		blocks := (weights + block[0] - 1) / block[0]
 		spans = append(spans, span{off, blocks * block[1]})
+		loaded := blocks * block[1]
+		if block[0] > 1 {
+			loaded = max(loaded, weights*2) // float16, for the types MLX converts
+		}
+		if g.out += loaded; g.out < loaded {
+			g.out = math.MaxUint64
+		}
 	}
 	for _, a := range alignments {
 		data := g.pos + (a-g.pos%a)%a

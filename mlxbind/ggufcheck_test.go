@@ -61,7 +61,7 @@ func TestCheckGGUFRefusesWhatWouldCrashTheReader(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, "f.gguf")
 			os.WriteFile(p, tc.file.b.Bytes(), 0o644)
-			_, err := LoadGGUF(p)
+			_, err := LoadGGUF(p, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("LoadGGUF: %v, want an error with %q", err, tc.want)
 			}
@@ -69,11 +69,31 @@ func TestCheckGGUFRefusesWhatWouldCrashTheReader(t *testing.T) {
 	}
 	p := filepath.Join(dir, "good.gguf")
 	os.WriteFile(p, good.b.Bytes(), 0o644)
-	b, err := LoadGGUF(p)
+	b, err := LoadGGUF(p, nil)
 	if err != nil {
 		t.Fatalf("well-formed file: %v", err)
 	}
 	if w := b.Arrays["w"]; w == nil || w.DType() != Float32 || w.Size() != 4 || b.Meta["general.name"].Strings[0] != "x" {
 		t.Fatalf("well-formed file read as %+v", b)
 	}
+}
+
+// FuzzCheckGGUF: checkGGUF refuses or passes any bytes without panicking,
+// and what it passes never claims a negative size. (Plain go test runs the
+// seeds; make fuzz explores.)
+func FuzzCheckGGUF(f *testing.F) {
+	f.Add(header(1, 1).str("general.name").u32(ggufString).str("x").tensor("w", 4, 0).pad(32 + 16).b.Bytes())
+	f.Add(header(1<<40, 0).b.Bytes())
+	f.Add(header(1, 0).tensor("w", 1<<40, 2).b.Bytes())
+	f.Add([]byte("GGUF\x03\x00\x00\x00"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(dir, "f.gguf")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := checkGGUFSize(p); err == nil && n < 0 {
+			t.Fatalf("passed with a size of %d", n)
+		}
+	})
 }

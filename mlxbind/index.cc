@@ -49,6 +49,10 @@ mx::array scatter_axis(const mx::array& x, const mx::array& indices, const mx::a
     throw std::invalid_argument("updates of shape " + shape_str(updates.shape()) +
                                 " do not broadcast to the scattered shape " + shape_str(target));
   }
+  // Nothing to scatter, or nowhere to scatter it: MLX's scatter divides by
+  // the empty sizes (SIGFPE, issue 19). An index into an empty axis is out
+  // of range whatever its value, which MLX does not check either.
+  if (x.size() == 0 || u.size() == 0) return x;
   std::vector<int> perm;
   for (int i = 0; i < k; ++i) perm.push_back(ax + i);
   for (int i = 0; i < ax; ++i) perm.push_back(i);

@@ -1,8 +1,12 @@
 // io.cc: file formats through MLX's own readers and writers (mlx/io.h):
 // .npy from files and from memory (the members of .npz, which MLX has no
 // entry for; Go's archive/zip holds them), .safetensors and .gguf.
+#include <algorithm>
 #include <cerrno>
 #include <optional>
+
+#include <unistd.h>
+#include <fcntl.h>
 
 #include "io.h"
 #include "shim_internal.hpp"
@@ -61,6 +65,140 @@ class MemoryReader : public mx::io::Reader {
   std::string label_;
   size_t pos_ = 0;
 };
+
+}  // namespace
+
+// A Source is where checked spans are read from: a file (pread) or bytes.
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual void read_at(char* data, size_t n, size_t offset, const std::string& label) = 0;
+};
+
+class FileSource : public Source {
+ public:
+  explicit FileSource(const char* path) : fd_(::open(path, O_RDONLY | O_CLOEXEC)), path_(path) {
+    if (fd_ < 0) throw std::runtime_error("cannot open " + path_ + ": " + std::strerror(errno));
+  }
+  ~FileSource() override { ::close(fd_); }
+  void read_at(char* data, size_t n, size_t offset, const std::string& label) override {
+    while (n > 0) {
+      ssize_t got = ::pread(fd_, data, n, static_cast<off_t>(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        throw std::runtime_error("[load] " + label + ": " +
+                                 (got == 0 ? std::string("the file ended early (it changed while loading?)")
+                                           : std::string(std::strerror(errno))));
+      }
+      data += got;
+      n -= static_cast<size_t>(got);
+      offset += static_cast<size_t>(got);
+    }
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+class BytesSource : public Source {
+ public:
+  explicit BytesSource(std::string b) : b_(std::move(b)) {}
+  void read_at(char* data, size_t n, size_t offset, const std::string& label) override {
+    if (offset > b_.size() || n > b_.size() - offset) {
+      throw std::runtime_error("[load] " + label + " is truncated");
+    }
+    std::memcpy(data, b_.data() + offset, n);
+  }
+
+ private:
+  std::string b_;
+};
+
+// npy_header writes the .npy preamble and header MLX's reader parses: it
+// takes the dtype and the Fortran flag from fixed offsets, so only this
+// exact layout (the one MLX and NumPy write) is safe to hand it. Go has
+// parsed the file's own header, whatever its layout.
+std::string npy_header(mx::Dtype dt, bool swap, bool fortran, const std::vector<int>& shape) {
+  std::string kind;
+  switch (dt) {
+    case mx::bool_: kind = "b1"; break;
+    case mx::uint8: kind = "u1"; break;
+    case mx::uint16: kind = "u2"; break;
+    case mx::uint32: kind = "u4"; break;
+    case mx::uint64: kind = "u8"; break;
+    case mx::int8: kind = "i1"; break;
+    case mx::int16: kind = "i2"; break;
+    case mx::int32: kind = "i4"; break;
+    case mx::int64: kind = "i8"; break;
+    case mx::float16: kind = "f2"; break;
+    case mx::float32: kind = "f4"; break;
+    case mx::float64: kind = "f8"; break;
+    case mx::bfloat16: kind = "V2"; break;
+    case mx::complex64: kind = "c8"; break;
+    default: throw std::invalid_argument("[load] no .npy dtype for this span");
+  }
+  char order = dt.size() == 1 ? '|' : (swap ? '>' : '<');
+  std::string dims;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) dims += ", ";
+    dims += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) dims += ",";
+  std::string h = "{'descr': '" + std::string(1, order) + kind + "', 'fortran_order': " +
+                  (fortran ? "True" : "False") + ", 'shape': (" + dims + "), }";
+  size_t total = 8 + 4 + h.size() + 1;
+  h.append((64 - total % 64) % 64, ' ');
+  h += '\n';
+  std::string pre("\x93NUMPY\x02\x00", 8);
+  uint32_t len = static_cast<uint32_t>(h.size());
+  pre.append(reinterpret_cast<const char*>(&len), 4);  // little-endian hosts only, as MLX
+  return pre + h;
+}
+
+// SpanReader presents one checked span as a .npy file to MLX's reader:
+// the canonical header above, then the span's bytes from the source.
+class SpanReader : public mx::io::Reader {
+ public:
+  SpanReader(std::string header, std::shared_ptr<Source> src, size_t base, size_t bytes, std::string label)
+      : h_(std::move(header)), src_(std::move(src)), base_(base), bytes_(bytes), label_(std::move(label)) {}
+  bool is_open() const override { return true; }
+  bool good() const override { return true; }
+  size_t tell() override { return pos_; }
+  void seek(int64_t off, std::ios_base::seekdir way) override {
+    int64_t size = static_cast<int64_t>(h_.size() + bytes_);
+    int64_t base = way == std::ios_base::beg ? 0 : way == std::ios_base::end ? size : static_cast<int64_t>(pos_);
+    if (base + off < 0 || base + off > size) throw std::runtime_error("[read] seek outside " + label_);
+    pos_ = static_cast<size_t>(base + off);
+  }
+  void read(char* data, size_t n) override {
+    read(data, n, pos_);
+    pos_ += n;
+  }
+  void read(char* data, size_t n, size_t offset) override {
+    if (offset > h_.size() + bytes_ || n > h_.size() + bytes_ - offset) {
+      throw std::runtime_error("[read] " + label_ + ": read past the checked span");
+    }
+    if (offset < h_.size()) {
+      size_t k = std::min(n, h_.size() - offset);
+      std::memcpy(data, h_.data() + offset, k);
+      data += k;
+      n -= k;
+      offset += k;
+    }
+    if (n > 0) src_->read_at(data, n, base_ + (offset - h_.size()), label_);
+  }
+  std::string label() const override { return label_; }
+
+ private:
+  std::string h_;
+  std::shared_ptr<Source> src_;
+  size_t base_, bytes_;
+  std::string label_;
+  size_t pos_ = 0;
+};
+
+namespace {
 
 // MemoryWriter collects a .npy member before Go zips it.
 class MemoryWriter : public mx::io::Writer {
@@ -189,6 +327,38 @@ int emily_io_meta_array(emily_array* out, emily_io b, int i, char** err) {
     const auto& m = b->meta.at(i);
     if (!m.array) throw std::invalid_argument("metadata entry " + m.key + " holds no array");
     *out = emily::wrap(*m.array);
+  });
+}
+
+int emily_load_spans(emily_array* out, const char* path, const void* data, size_t n, const char* label,
+                     int count, const int64_t* offsets, const int* ndims, const int* dims, const int* dtypes,
+                     const int* flags, int stream, char** err) {
+  return emily::guarded(err, [&] {
+    // One source serves every span: the file, or a copy of the bytes Go
+    // decompressed (a member of a deflated .npz).
+    std::shared_ptr<emily::Source> src;
+    if (path != nullptr) {
+      src = std::make_shared<emily::FileSource>(path);
+    } else {
+      src = std::make_shared<emily::BytesSource>(std::string(static_cast<const char*>(data), n));
+    }
+    auto st = emily::stream_at(stream);
+    std::vector<mx::array> arrays;
+    arrays.reserve(count);
+    const int* d = dims;
+    for (int i = 0; i < count; ++i) {
+      std::vector<int> shape(d, d + ndims[i]);
+      d += ndims[i];
+      auto dt = emily::dtype_from_code(dtypes[i]);
+      size_t bytes = dt.size();
+      for (int x : shape) bytes *= static_cast<size_t>(x);
+      auto r = std::make_shared<emily::SpanReader>(
+          emily::npy_header(dt, (flags[i] & EMILY_SPAN_SWAP) != 0, (flags[i] & EMILY_SPAN_FORTRAN) != 0, shape), src,
+          static_cast<size_t>(offsets[i]), bytes, std::string(label));
+      arrays.push_back(mx::load(r, st));
+    }
+    emily::eval_all(arrays);
+    for (int i = 0; i < count; ++i) out[i] = emily::wrap(std::move(arrays[i]));
   });
 }
 

@@ -131,10 +131,18 @@ func LoadSafetensors(path string) (*Bundle, error) {
 }
 
 // LoadGGUF reads a .gguf file: its tensors (quantized ones come back as
-// float16, as MLX's reader gives them) and its metadata.
-func LoadGGUF(path string) (*Bundle, error) {
-	if err := checkGGUF(path); err != nil {
+// float16, as MLX's reader gives them) and its metadata. The header is
+// walked first (checkGGUF); then fits, when not nil, is asked whether the
+// tensors' size in bytes may be loaded, before MLX reads anything.
+func LoadGGUF(path string, fits func(bytes int64) error) (*Bundle, error) {
+	n, err := checkGGUFSize(path)
+	if err != nil {
 		return nil, err
+	}
+	if fits != nil {
+		if err := fits(n); err != nil {
+			return nil, err
+		}
 	}
 	return load(path, "load_gguf", func(out *C.emily_io, p *C.char, s C.int, msg **C.char) C.int {
 		return C.emily_load_gguf(out, p, s, msg)

@@ -46,6 +46,20 @@ int emily_npy_encode(emily_array a, void** data, size_t* n, char** err);
 int emily_npy_decode(emily_array* out, const void* data, size_t n, const char* label,
                      int stream, char** err);
 
+/* Arrays from byte spans that Go's validators (internal/fileformat) have
+ * checked: span i starts at offsets[i] of the file at path (or of the n
+ * bytes at data, when path is NULL; label names them), holds ndims[i]
+ * dimensions taken in turn from dims, of dtype code dtypes[i], with
+ * flags[i] saying whether to swap the byte order and whether the data is
+ * in Fortran order. All are read now, on the stream; out gets count
+ * arrays. MLX's own header parsers are not used: they read .npy headers
+ * at fixed offsets (two spaces after 'fortran_order': loaded transposed)
+ * and trust safetensors shapes (issue 19). */
+enum emily_span_flags { EMILY_SPAN_SWAP = 1, EMILY_SPAN_FORTRAN = 2 };
+int emily_load_spans(emily_array* out, const char* path, const void* data, size_t n, const char* label,
+                     int count, const int64_t* offsets, const int* ndims, const int* dims, const int* dtypes,
+                     const int* flags, int stream, char** err);
+
 /* .safetensors with string metadata; .gguf with its metadata kinds. The
  * gguf path must end in ".gguf" (MLX appends it otherwise). */
 int emily_load_safetensors(emily_io* out, const char* path, int stream, char** err);

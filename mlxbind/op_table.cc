@@ -23,6 +23,9 @@ void check_i32(const OpRow& row, const AttrSchema& at, int64_t v) {
 
 }  // namespace
 
+// kMaxResults bounds the result count an attribute may ask for.
+constexpr int kMaxResults = 1 << 16;
+
 int check_op(int opcode, int n_inputs, const int64_t* w, int n_words) {
   if (!valid_opcode(opcode)) {
     throw std::invalid_argument("unknown opcode " + std::to_string(opcode));
@@ -78,6 +81,12 @@ int check_op(int opcode, int n_inputs, const int64_t* w, int n_words) {
     if (row.n_out == 0 && i == row.outputs_from) {
       n_out = at.kind == kAttrInts ? static_cast<int>(v) + 1 : static_cast<int>(v);
       if (n_out < 1) bad_attr(row, at, "must ask for at least one result");
+      // The caller allocates room for n_out results before the op runs:
+      // Split(x, 2^31-1, 0) made Go allocate 16 GiB and hang (issue 19).
+      if (n_out > kMaxResults) {
+        bad_attr(row, at, "asks for " + std::to_string(n_out) + " results; an op gives at most " +
+                              std::to_string(kMaxResults));
+      }
     }
   }
   if (pc != n_words) {

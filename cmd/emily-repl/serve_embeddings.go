@@ -45,7 +45,11 @@ func runServeEmbeddings(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "emily-repl serve-embeddings:", err)
 		return 1
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// Deadlines for the header, the body, the reply and idle keep-alives,
+	// and a cap on open connections (bert.DefaultHTTPLimits).
+	limits := bert.DefaultHTTPLimits
+	srv := bert.NewHTTPServer(s.Handler(), limits)
+	ln = bert.LimitListener(ln, limits.MaxConns)
 	// The first line says where: tests and scripts read it (with :0).
 	fmt.Fprintf(stdout, "serving embeddings on http://%s (POST /embed {\"texts\": [...]}, GET / health)\n", ln.Addr())
 	if f, ok := stdout.(*os.File); ok {

@@ -29,6 +29,7 @@ func opsDoc(ops []opspec.Op) []byte {
 	b.WriteString("the op has no float64, so float32) by `TestGradients` in `internal/opcheck`. Where\n")
 	b.WriteString("MLX gives no gradient that the math has, the notes say why, and the same test\n")
 	b.WriteString("checks that MLX still refuses.\n")
+	b.WriteString(edgeDoc)
 	names, titles := opspec.Families()
 	for fi, fam := range names {
 		fmt.Fprintf(&b, "\n## %s\n\n| Go | IR | NumPy | MLX | dtypes | grad | notes |\n| --- | --- | --- | --- | --- | --- | --- |\n", titles[fi])
@@ -45,6 +46,17 @@ func opsDoc(ops []opspec.Op) []byte {
 				forms = append(forms, "`"+name+"`")
 			}
 			var notes []string
+			for _, a := range op.Attrs {
+				if a.Min != nil {
+					notes = append(notes, fmt.Sprintf("%s ≥ %d", a.Name, *a.Min))
+				}
+			}
+			for _, ne := range op.NonEmpty {
+				notes = append(notes, fmt.Sprintf("%s: %s non-empty", ne.Operand, ne.What))
+			}
+			if strings.HasPrefix(op.Cpp, "int_") {
+				notes = append(notes, "integers: NumPy's results for 0 and INT_MIN / -1")
+			}
 			if op.CPUOnly {
 				notes = append(notes, "CPU stream (no MLX GPU kernel)")
 			}
@@ -81,6 +93,33 @@ func opsDoc(ops []opspec.Op) []byte {
 	b.WriteString(promotionDoc)
 	return b.Bytes()
 }
+
+// edgeDoc is OPS.md's account of the inputs that used to end the process
+// (issue 19), and what each gives now.
+const edgeDoc = `
+## Edge inputs
+
+No op input ends the process: each case below was a native fault (SIGFPE or
+a hang in MLX) and is now a NumPy result or an ` + "`*emily.Error`" + `, the same in
+every lane, because the checks are generated into the one C++ core that the
+eager call, the evaluator, the native replay and the fuse trace share.
+` + "`internal/opcheck`'s `TestEdgeValuesNeverEndTheProcess`" + ` feeds every op zeros,
+the minimum integer over -1, NaN and ±Inf, the largest value, empty operands,
+and zero, negative and huge attributes, in child processes, so that a fault
+is reported with its case (` + "`-edge.full`" + `: every dtype, sample and lane).
+
+| input | result |
+| --- | --- |
+| integer ` + "`FloorDivide`, `Remainder`, `DivMod`" + ` by 0 | 0 (NumPy's result; NumPy also warns) |
+| integer minimum ` + "`// -1`" + ` | the minimum itself (two's complement wrap, as NumPy); ` + "`% -1`" + ` is 0 |
+| an empty matrix (a 0 in the last two axes) in a decomposition (` + "`Inv`, `Solve`, `TriInv`, `Cholesky`, `QR`, `SVD`, `Det`" + `, …) | an error: MLX's LAPACK path divides by the size; NumPy returns empty results, so skip the call for empty inputs |
+| a convolution or attention with empty channels, kernel, heads or head dimension; ` + "`Trace`" + ` of an empty x | an error naming the operand and axis |
+| ` + "`Scatter…`, `PutAlongAxis`" + ` into an empty x or with empty updates | x unchanged |
+| ` + "`groups`, `stride`, `dilation`, `kernel`" + ` below 1, ` + "`padding`" + ` below 0 | an error naming the attribute (the notes below list each op's bounds) |
+| an attribute asking for more than 65,536 results (` + "`Split(x, 2^31-1, 0)`" + `) | an error |
+| a result larger than the memory limit (` + "`FFTWith(x, 2^31-1, 0)`" + `, a huge pad) | an error before anything is evaluated |
+| an axis out of range | MLX's own error |
+`
 
 func dtypeSummary(ds opspec.DTypeSet) string {
 	set := map[string]bool{}

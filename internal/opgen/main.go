@@ -274,7 +274,27 @@ func cCores(ops []opspec.Op, fam string) []byte {
 				b.WriteString("  [[maybe_unused]] " + fmt.Sprintf(cDecode[a.Kind], a.Name) + "\n")
 			}
 		}
-		fmt.Fprintf(&b, "  return outputs(%s);\n}\n", op.Cpp)
+		// The guards of the spec (Attr.Min, Op.NonEmpty) run before MLX
+		// sees the op, and the result size is checked before anything is
+		// evaluated: one core serves every lane, so every lane is guarded.
+		for _, a := range op.Attrs {
+			if a.Min == nil {
+				continue
+			}
+			check := "check_at_least"
+			if a.Kind == opspec.Ints {
+				check = "check_each_at_least"
+			}
+			fmt.Fprintf(&b, "  %s(%q, %q, %s, %d);\n", check, op.Name, a.Name, a.Name, *a.Min)
+		}
+		for _, ne := range op.NonEmpty {
+			axes := make([]string, len(ne.Axes))
+			for i, x := range ne.Axes {
+				axes[i] = fmt.Sprint(x)
+			}
+			fmt.Fprintf(&b, "  check_nonempty(%q, %q, %s, {%s}, %q);\n", op.Name, ne.Operand, ne.Operand, strings.Join(axes, ", "), ne.What)
+		}
+		fmt.Fprintf(&b, "  return checked_outputs(%q, outputs(%s));\n}\n", op.Name, op.Cpp)
 	}
 	b.WriteString("\n}  // namespace emily::gen\n")
 	return b.Bytes()

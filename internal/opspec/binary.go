@@ -17,18 +17,28 @@ var binaryOps = []Op{
 	// Division with rounding toward -inf, as Python and NumPy do: the
 	// remainder takes the divisor's sign. The gradient of a floored
 	// quotient is zero almost everywhere, so it is not declared.
-	withDomain(binary("FloorDivide", "floor_divide", "floor_divide", "np.floor_divide(a, b)",
-		"returns floor(a / b): integers stay integers, rounded toward negative infinity.", Numeric, false), NonZero),
-	withDomain(binary("Remainder", "remainder", "remainder", "np.remainder(a, b)",
-		"returns a - b*floor(a / b), the remainder with the divisor's sign (Python's %, not C's fmod).", Numeric, true), NonZero),
+	//
+	// Integer operands go through int_* (mlxbind/guard.cc), which gives
+	// NumPy's results where x86 traps (SIGFPE, issue 19): x // 0 and x % 0
+	// are 0, INT_MIN // -1 wraps to INT_MIN and INT_MIN % -1 is 0.
+	intDivision(withDomain(binary("FloorDivide", "floor_divide", "floor_divide", "np.floor_divide(a, b)",
+		"returns floor(a / b): integers stay integers, rounded toward negative infinity. Integer division by 0 gives 0, and the minimum integer divided by -1 wraps to itself, as in NumPy.", Numeric, false), NonZero)),
+	intDivision(withDomain(binary("Remainder", "remainder", "remainder", "np.remainder(a, b)",
+		"returns a - b*floor(a / b), the remainder with the divisor's sign (Python's %, not C's fmod). An integer remainder by 0 is 0, as in NumPy.", Numeric, true), NonZero)),
 	withDomain(Op{Name: "DivMod", IR: "divmod", Inputs: []string{"a", "b"}, Weak: true, Outputs: 2,
-		Cpp: "mx::divmod(a, b, s)", MLX: "mx.divmod", NumPy: "np.divmod(a, b)", DTypes: Numeric,
+		Cpp: "int_divmod(a, b, s)", MLX: "mx.divmod", NumPy: "np.divmod(a, b)", DTypes: Numeric,
 		Doc:    "returns FloorDivide(a, b) and Remainder(a, b) from one op.",
 		NoGrad: "MLX's divmod VJP is zero, wrong for the remainder: use Remainder"}, NonZero),
 	f32precision(binary("LogAddExp", "logaddexp", "logaddexp", "np.logaddexp(a, b)",
 		"returns log(e**a + e**b) without overflowing for large a or b.", Floats, true)),
 	binary("Arctan2", "arctan2", "arctan2", "np.arctan2(a, b)",
 		"returns the angle of the point (b, a) in radians, in [-pi, pi]: arctan(a / b) with the quadrant from both signs.", Floats, true),
+}
+
+// intDivision routes an op's integer operands through the guarded core.
+func intDivision(op Op) Op {
+	op.Cpp = "int_" + op.IR + "(a, b, s)"
+	return op
 }
 
 func withDomain(op Op, d Domain) Op { op.Domain = d; return op }

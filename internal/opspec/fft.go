@@ -11,7 +11,7 @@ func fftRows(name, kind, doc1, docN string, inDomain Domain) []Op {
 	}
 	np1 := "np.fft." + ir + "(x, n if n > 0 else None, axis)" + cast
 	npN := "np.fft." + ir + "n(x, s=(n or None), axes=(axes or None))" + cast
-	one := Op{Name: name, Inputs: []string{"x"}, Attrs: []Attr{{Name: "n", Kind: Int}, {Name: "axis", Kind: Int}},
+	one := Op{Name: name, Inputs: []string{"x"}, Attrs: []Attr{atLeast(Attr{Name: "n", Kind: Int}, 0), {Name: "axis", Kind: Int}},
 		Fixed: map[string]any{"n": 0, "axis": -1},
 		Variants: []Variant{{Name: name + "With",
 			Doc: "is " + name + " along axis, the input cropped or zero-padded to n points along it first (0: as is)."}},

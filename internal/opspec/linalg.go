@@ -46,6 +46,10 @@ func linalgDecomp(op Op) Op {
 	if op.Tol == 0 {
 		op.Tol = 20
 	}
+	// MLX's LAPACK path divides by the matrix size: an empty matrix was
+	// SIGFPE (issue 19). NumPy returns empty results; Emily refuses them
+	// (OPS.md says so).
+	op.NonEmpty = []NonEmpty{{Operand: op.Inputs[0], Axes: []int{-2, -1}, What: "the matrix"}}
 	return op
 }
 
@@ -216,7 +220,8 @@ var linalgOps = []Op{
 			{Shapes: shapes([]int{2, 3, 4}), Attrs: map[string]any{"offset": 1, "axis1": 1, "axis2": 2}},
 			{Shapes: shapes([]int{4, 2, 4}), Attrs: map[string]any{"offset": -1, "axis1": 2, "axis2": 0}},
 		}},
-	{Name: "Trace", Inputs: []string{"x"}, Method: true,
+	// MLX's trace divides by x's sizes: an empty x was SIGFPE (issue 19).
+	{Name: "Trace", Inputs: []string{"x"}, Method: true, NonEmpty: []NonEmpty{{Operand: "x", What: "x"}},
 		Attrs: []Attr{{Name: "offset", Kind: Int}, {Name: "axis1", Kind: Int}, {Name: "axis2", Kind: Int}},
 		Fixed: map[string]any{"offset": 0, "axis1": 0, "axis2": 1},
 		Variants: []Variant{{Name: "TraceWith",

@@ -21,16 +21,33 @@ func nnActivation(name, cpp, numpy, doc string) Op {
 		}}
 }
 
-var conv1dAttrs = []Attr{{Name: "stride", Kind: Int}, {Name: "padding", Kind: Int}, {Name: "dilation", Kind: Int}, {Name: "groups", Kind: Int}}
+// Convolution attributes carry their minimums (Attr.Min): MLX divides by
+// groups, strides and dilations without checking them (groups=0 was
+// SIGFPE, issue 19).
+var conv1dAttrs = []Attr{atLeast(Attr{Name: "stride", Kind: Int}, 1), atLeast(Attr{Name: "padding", Kind: Int}, 0),
+	atLeast(Attr{Name: "dilation", Kind: Int}, 1), atLeast(Attr{Name: "groups", Kind: Int}, 1)}
 
-var convNdAttrs = []Attr{{Name: "stride", Kind: Ints}, {Name: "padding", Kind: Ints}, {Name: "dilation", Kind: Ints}, {Name: "groups", Kind: Int}}
+var convNdAttrs = []Attr{atLeast(Attr{Name: "stride", Kind: Ints}, 1), atLeast(Attr{Name: "padding", Kind: Ints}, 0),
+	atLeast(Attr{Name: "dilation", Kind: Ints}, 1), atLeast(Attr{Name: "groups", Kind: Int}, 1)}
 
-var convTAttrs = []Attr{{Name: "stride", Kind: Ints}, {Name: "padding", Kind: Ints}, {Name: "dilation", Kind: Ints},
-	{Name: "output_padding", Kind: Ints}, {Name: "groups", Kind: Int}}
+var convTAttrs = []Attr{atLeast(Attr{Name: "stride", Kind: Ints}, 1), atLeast(Attr{Name: "padding", Kind: Ints}, 0),
+	atLeast(Attr{Name: "dilation", Kind: Ints}, 1), atLeast(Attr{Name: "output_padding", Kind: Ints}, 0),
+	atLeast(Attr{Name: "groups", Kind: Int}, 1)}
+
+// convNonEmpty: MLX's convolutions divide by the channel counts and the
+// kernel size (an empty x or w was SIGFPE, issue 19).
+var convNonEmpty = []NonEmpty{{Operand: "x", Axes: []int{-1}, What: "the input channels"},
+	{Operand: "w", Axes: []int{0, 1, -1}, What: "the weight (C_out, kernel…, C_in/groups)"}}
 
 var convDefaults = map[string]any{"stride": []int{}, "padding": []int{}, "dilation": []int{}, "groups": 1}
 
 var convTDefaults = map[string]any{"stride": []int{}, "padding": []int{}, "dilation": []int{}, "output_padding": []int{}, "groups": 1}
+
+// sdpaNonEmpty: MLX's attention kernel divides by the head dimension and
+// the head counts and the key length (empty operands were SIGFPE, issue
+// 19).
+var sdpaNonEmpty = []NonEmpty{{Operand: "q", Axes: []int{1, -1}, What: "the heads H_q and the head dimension D"},
+	{Operand: "k", Axes: []int{1, -2, -1}, What: "the keys (H_kv, L_k, D)"}, {Operand: "v", Axes: []int{1, -2, -1}, What: "the values (H_kv, L_k, D_v)"}}
 
 func nnConv(x, w []int, attrs map[string]any) Sample {
 	return Sample{Shapes: shapes(x, w), Attrs: attrs}
@@ -56,14 +73,14 @@ func nnPool(name, ir, dims string, isMax bool, numpyFn, doc string, samples []Sa
 		maxFlag = "true"
 	}
 	if dims == "1" {
-		attrs := []Attr{{Name: "kernel", Kind: Int}, {Name: "stride", Kind: Int}, {Name: "padding", Kind: Int}}
+		attrs := []Attr{atLeast(Attr{Name: "kernel", Kind: Int}, 1), atLeast(Attr{Name: "stride", Kind: Int}, 0), atLeast(Attr{Name: "padding", Kind: Int}, 0)}
 		return []Op{{Name: name, IR: ir, Inputs: []string{"x"}, Attrs: attrs, Fixed: map[string]any{"stride": 0, "padding": 0},
 			Variants: []Variant{{Name: name + "With", Doc: "is " + name + " with a stride (0: the kernel size) and padding on both sides."}},
 			Cpp:      "pool(x, {kernel}, {stride}, {padding}, " + maxFlag + ", \"" + name + "\", s)", MLX: "mlx.nn." + name[:len(name)-2] + "1d",
 			NumPy: numpyFn + "(x, [kernel], [stride], [padding])", DTypes: Floats, Grad: true, Hint: poolHint,
 			Doc: doc, Samples: samples}}
 	}
-	attrs := []Attr{{Name: "kernel", Kind: Ints}, {Name: "stride", Kind: Ints}, {Name: "padding", Kind: Ints}}
+	attrs := []Attr{atLeast(Attr{Name: "kernel", Kind: Ints}, 1), atLeast(Attr{Name: "stride", Kind: Ints}, 0), atLeast(Attr{Name: "padding", Kind: Ints}, 0)}
 	return []Op{{Name: name, IR: ir, Inputs: []string{"x"}, Attrs: attrs, Fixed: map[string]any{"stride": []int{}, "padding": []int{}},
 		Variants: []Variant{{Name: name + "With", Doc: "is " + name + " with strides (none: the kernel size) and padding on both sides of each spatial axis."}},
 		Cpp:      "pool(x, kernel, stride, padding, " + maxFlag + ", \"" + name + "\", s)", MLX: "mlx.nn." + name[:len(name)-2] + "2d",
@@ -133,7 +150,7 @@ var nnOps = nnRows(
 				{Shapes: shapes([]int{2, 2, 3, 8}), Attrs: map[string]any{"dims": 4, "traditional": true, "base": 10000.0, "scale": 0.5, "offset": 3}},
 				{Shapes: shapes([]int{1, 5, 6}), Attrs: map[string]any{"dims": 6, "traditional": true, "base": 100.0, "scale": 1.0, "offset": 1}},
 			}},
-		{Name: "ScaledDotProductAttention", Inputs: []string{"q", "k", "v"},
+		{Name: "ScaledDotProductAttention", Inputs: []string{"q", "k", "v"}, NonEmpty: sdpaNonEmpty,
 			Attrs: []Attr{{Name: "scale", Kind: Float}, {Name: "causal", Kind: Bool}},
 			Fixed: map[string]any{"causal": false},
 			Variants: []Variant{{Name: "ScaledDotProductAttentionCausal", Fixed: map[string]any{"causal": true},
@@ -148,7 +165,7 @@ var nnOps = nnRows(
 				{Shapes: shapes([]int{2, 4, 3, 8}, []int{2, 2, 5, 8}, []int{2, 2, 5, 8}), Attrs: map[string]any{"scale": 0.25, "causal": false}},
 				{Shapes: shapes([]int{1, 2, 3, 4}, []int{1, 2, 6, 4}, []int{1, 2, 6, 4}), Attrs: map[string]any{"scale": 0.3, "causal": true}},
 			}},
-		{Name: "ScaledDotProductAttentionMasked", IR: "scaled_dot_product_attention_masked", Inputs: []string{"q", "k", "v", "mask"},
+		{Name: "ScaledDotProductAttentionMasked", IR: "scaled_dot_product_attention_masked", Inputs: []string{"q", "k", "v", "mask"}, NonEmpty: sdpaNonEmpty,
 			Attrs: []Attr{{Name: "scale", Kind: Float}},
 			Cpp:   "mx::fast::scaled_dot_product_attention(q, k, v, static_cast<float>(scale), \"array\", mask, std::nullopt, false, s)",
 			MLX:   "mx.fast.scaled_dot_product_attention", NumPy: "sdpa_ref(q, k, v, scale, False, mask)", DTypes: nnFloats, Grad: true, Tol: 20,
@@ -159,7 +176,7 @@ var nnOps = nnRows(
 				{Shapes: shapes([]int{1, 2, 4, 8}, []int{1, 2, 4, 8}, []int{1, 2, 4, 8}, []int{4, 4}), Attrs: map[string]any{"scale": 0.2}},
 				{Shapes: shapes([]int{2, 2, 3, 4}, []int{2, 2, 5, 4}, []int{2, 2, 5, 4}, []int{2, 1, 3, 5}), Attrs: map[string]any{"scale": 0.3}},
 			}},
-		{Name: "Conv1d", Inputs: []string{"x", "w"}, Attrs: conv1dAttrs,
+		{Name: "Conv1d", Inputs: []string{"x", "w"}, Attrs: conv1dAttrs, NonEmpty: convNonEmpty,
 			Fixed:    map[string]any{"stride": 1, "padding": 0, "dilation": 1, "groups": 1},
 			Variants: []Variant{{Name: "Conv1dWith", Doc: "is Conv1d with a stride, zero padding on both sides, a kernel dilation and groups."}},
 			Cpp:      "mx::conv1d(x, w, stride, padding, dilation, groups, s)", MLX: "mx.conv1d",
@@ -173,7 +190,7 @@ var nnOps = nnRows(
 				// Depthwise: one group per input channel.
 				nnGrouped([]int{1, 7, 3}, []int{3, 3, 1}, map[string]any{"stride": 2, "padding": 0, "dilation": 1, "groups": 3}),
 			}},
-		{Name: "Conv2d", Inputs: []string{"x", "w"}, Attrs: convNdAttrs, Fixed: convDefaults,
+		{Name: "Conv2d", Inputs: []string{"x", "w"}, Attrs: convNdAttrs, NonEmpty: convNonEmpty, Fixed: convDefaults,
 			Variants: []Variant{{Name: "Conv2dWith", Doc: "is Conv2d with strides, zero padding on both sides, kernel dilations (one entry per spatial axis, or one for all; empty: 1, 0, 1) and groups."}},
 			Cpp:      "conv_nd(x, w, 2, stride, padding, dilation, groups, s)", MLX: "mx.conv2d",
 			NumPy: "conv_ref(x, w, stride, padding, dilation, groups)", DTypes: nnFloats, Grad: true, Hint: convHint, Tol: 20,
@@ -185,7 +202,7 @@ var nnOps = nnRows(
 				// Depthwise with a channel multiplier of 2.
 				nnGrouped([]int{2, 4, 4, 3}, []int{6, 2, 2, 1}, nnCS([]int{2}, []int{0}, []int{1}, 3)),
 			}},
-		{Name: "Conv3d", Inputs: []string{"x", "w"}, Attrs: convNdAttrs, Fixed: convDefaults,
+		{Name: "Conv3d", Inputs: []string{"x", "w"}, Attrs: convNdAttrs, NonEmpty: convNonEmpty, Fixed: convDefaults,
 			Variants: []Variant{{Name: "Conv3dWith", Doc: "is Conv3d with strides, zero padding on both sides, kernel dilations (one entry per spatial axis, or one for all; empty: 1, 0, 1) and groups (MLX takes groups > 1 in 1-D and 2-D convolutions only)."}},
 			Cpp:      "conv_nd(x, w, 3, stride, padding, dilation, groups, s)", MLX: "mx.conv3d",
 			NumPy: "conv_ref(x, w, stride, padding, dilation, groups)", DTypes: nnFloats, Grad: true, Hint: convHint, Tol: 20,
@@ -194,7 +211,7 @@ var nnOps = nnRows(
 				nnConv([]int{1, 4, 5, 4, 2}, []int{3, 2, 3, 2, 2}, nnCS([]int{}, []int{}, []int{}, 1)),
 				nnConv([]int{1, 5, 4, 4, 2}, []int{2, 2, 2, 2, 2}, nnCS([]int{2}, []int{1}, []int{1}, 1)),
 			}},
-		{Name: "ConvTranspose1d", Inputs: []string{"x", "w"}, Attrs: convTAttrs, Fixed: convTDefaults,
+		{Name: "ConvTranspose1d", Inputs: []string{"x", "w"}, Attrs: convTAttrs, NonEmpty: convNonEmpty, Fixed: convTDefaults,
 			Variants: []Variant{{Name: "ConvTranspose1dWith", Doc: "is ConvTranspose1d with a stride, padding, dilation, output padding (one entry each; empty: 1, 0, 1, 0) and groups."}},
 			Cpp:      "conv_transpose_nd(x, w, 1, stride, padding, dilation, output_padding, groups, s)", MLX: "mx.conv_transpose1d",
 			NumPy: "conv_transpose_ref(x, w, stride, padding, dilation, output_padding, groups)", DTypes: nnFloats, Grad: true, Hint: convHint, Tol: 20,
@@ -204,7 +221,7 @@ var nnOps = nnRows(
 				nnConv([]int{1, 4, 2}, []int{3, 3, 2}, nnCTS([]int{2}, []int{1}, []int{2}, []int{1}, 1)),
 				{Shapes: shapes([]int{2, 5, 4}, []int{6, 3, 2}), Attrs: nnCTS([]int{2}, []int{1}, []int{1}, []int{0}, 2), Exact: true},
 			}},
-		{Name: "ConvTranspose2d", Inputs: []string{"x", "w"}, Attrs: convTAttrs, Fixed: convTDefaults,
+		{Name: "ConvTranspose2d", Inputs: []string{"x", "w"}, Attrs: convTAttrs, NonEmpty: convNonEmpty, Fixed: convTDefaults,
 			Variants: []Variant{{Name: "ConvTranspose2dWith", Doc: "is ConvTranspose2d with strides, padding, dilations, output padding (one entry per spatial axis, or one for all; empty: 1, 0, 1, 0) and groups."}},
 			Cpp:      "conv_transpose_nd(x, w, 2, stride, padding, dilation, output_padding, groups, s)", MLX: "mx.conv_transpose2d",
 			NumPy: "conv_transpose_ref(x, w, stride, padding, dilation, output_padding, groups)", DTypes: nnFloats, Grad: true, Hint: convHint, Tol: 20,
@@ -214,7 +231,7 @@ var nnOps = nnRows(
 				nnConv([]int{2, 3, 3, 2}, []int{2, 3, 3, 2}, nnCTS([]int{2, 2}, []int{1, 0}, []int{1, 1}, []int{1, 0}, 1)),
 				{Shapes: shapes([]int{1, 3, 4, 4}, []int{4, 2, 3, 2}), Attrs: nnCTS([]int{1}, []int{0}, []int{1}, []int{0}, 2), Exact: true},
 			}},
-		{Name: "ConvTranspose3d", Inputs: []string{"x", "w"}, Attrs: convTAttrs, Fixed: convTDefaults,
+		{Name: "ConvTranspose3d", Inputs: []string{"x", "w"}, Attrs: convTAttrs, NonEmpty: convNonEmpty, Fixed: convTDefaults,
 			Variants: []Variant{{Name: "ConvTranspose3dWith", Doc: "is ConvTranspose3d with strides, padding, dilations, output padding (one entry per spatial axis, or one for all; empty: 1, 0, 1, 0) and groups."}},
 			Cpp:      "conv_transpose_nd(x, w, 3, stride, padding, dilation, output_padding, groups, s)", MLX: "mx.conv_transpose3d",
 			NumPy: "conv_transpose_ref(x, w, stride, padding, dilation, output_padding, groups)", DTypes: nnFloats, Grad: true, Hint: convHint, Tol: 20,

@@ -42,6 +42,25 @@ type Attr struct {
 	Kind     AttrKind
 	Enum     []string // Enum: the allowed values, in code order
 	Variadic bool     // the Go parameter is ...int (it must be the last)
+	// Min, when set, is the smallest value the attribute (Int, Int64) or
+	// each of its entries (Ints) may take. The generated core checks it
+	// before MLX sees it, in every lane: groups=0 and stride=0 were
+	// SIGFPE in MLX's convolution (issue 19).
+	Min *int
+}
+
+// atLeast returns a copy of a with a minimum value.
+func atLeast(a Attr, min int) Attr {
+	a.Min = &min
+	return a
+}
+
+// NonEmpty names an operand's axes that must not have size 0: MLX's
+// LAPACK calls and convolutions divide by them (SIGFPE, issue 19).
+type NonEmpty struct {
+	Operand string
+	Axes    []int  // negative counts from the end; none: every axis
+	What    string // what the axes are, for the error: "the matrix"
 }
 
 // Domain says which input values an op is tested on.
@@ -144,6 +163,10 @@ type Op struct {
 	Tol64   float64
 	Samples []Sample // test cases (the family's defaults when empty)
 	NoNumPy string   // why there is no NumPy comparison (random ops check properties instead)
+	// NonEmpty lists the operand axes whose size must not be 0; the
+	// generated core checks them before MLX sees the operands, and OPS.md
+	// lists them.
+	NonEmpty []NonEmpty
 }
 
 // noGrad marks op as having no gradient in MLX, saying why.
