@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	sessioncell "github.com/emily-go/emily/interp/cell"
 )
 
 // Marker is what the equivalent program prints before each cell's output
@@ -289,7 +291,7 @@ func (d *deriver) unit(cell int, text string, last bool) error {
 			return d.define(cell, s, text)
 		}
 	case *ast.ExprStmt:
-		if last && !isPrintCall(s.X) {
+		if last && !sessioncell.IsPrintCall(s.X) { // the session's own rule
 			fmt.Fprintf(&d.body, "var _ = emilyOracleRun(func() { emilyOracleShow(%s) })\n", text)
 			return nil
 		}
@@ -366,21 +368,4 @@ func declNames(decl ast.Decl) []string {
 		}
 	}
 	return names
-}
-
-// isPrintCall is interp's rule: the results of fmt.Print*, fmt.Fprint*
-// and print/println are not shown.
-func isPrintCall(e ast.Expr) bool {
-	call, ok := e.(*ast.CallExpr)
-	if !ok {
-		return false
-	}
-	switch fun := ast.Unparen(call.Fun).(type) {
-	case *ast.Ident:
-		return fun.Name == "print" || fun.Name == "println"
-	case *ast.SelectorExpr:
-		pkg, ok := fun.X.(*ast.Ident)
-		return ok && pkg.Name == "fmt" && (strings.HasPrefix(fun.Sel.Name, "Print") || strings.HasPrefix(fun.Sel.Name, "Fprint"))
-	}
-	return false
 }
