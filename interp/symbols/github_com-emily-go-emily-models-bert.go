@@ -12,13 +12,17 @@ import (
 func init() {
 	Symbols["github.com/emily-go/emily/models/bert/bert"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"DefaultDir":      reflect.ValueOf(bert.DefaultDir),
-		"ErrClosed":       reflect.ValueOf(&bert.ErrClosed).Elem(),
-		"Load":            reflect.ValueOf(bert.Load),
-		"MaxRequestBytes": reflect.ValueOf(constant.MakeFromLiteral("1048576", token.INT, 0)),
+		"DefaultDir":        reflect.ValueOf(bert.DefaultDir),
+		"DefaultHTTPLimits": reflect.ValueOf(&bert.DefaultHTTPLimits).Elem(),
+		"ErrClosed":         reflect.ValueOf(&bert.ErrClosed).Elem(),
+		"LimitListener":     reflect.ValueOf(bert.LimitListener),
+		"Load":              reflect.ValueOf(bert.Load),
+		"MaxRequestBytes":   reflect.ValueOf(constant.MakeFromLiteral("1048576", token.INT, 0)),
+		"NewHTTPServer":     reflect.ValueOf(bert.NewHTTPServer),
 
 		// type definitions
 		"Config":        reflect.ValueOf((*bert.Config)(nil)),
+		"HTTPLimits":    reflect.ValueOf((*bert.HTTPLimits)(nil)),
 		"Model":         reflect.ValueOf((*bert.Model)(nil)),
 		"Server":        reflect.ValueOf((*bert.Server)(nil)),
 		"ServerOptions": reflect.ValueOf((*bert.ServerOptions)(nil)),
