@@ -210,3 +210,54 @@ describe("f64", emily.LoadCSV("{path}", emily.CSVDType(emily.Float64), emily.CSV
     got = parse_described(run_go(binary, tmp_path, code))
     assert_same("f32", got["f32"], np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float32))
     assert_same("f64", got["f64"], np.loadtxt(path, delimiter=",", skiprows=1, usecols=(3, 0)))
+
+
+# Issue 19, through the REPL binary as a user meets it: files that loaded
+# silently wrong, or past the memory limit, now load right or fail with an
+# error that names the file and the field.
+
+def _run_script(binary, tmp_path, code, env=None):
+    import os
+    script = tmp_path / "load.go"
+    script.write_text(code)
+    e = dict(os.environ, NO_COLOR="1", **(env or {}))
+    return subprocess.run([str(binary), "--keep-going", str(script)], capture_output=True, text=True,
+                          timeout=120, env=e)
+
+
+def test_npy_with_unusual_spacing_loads_untransposed(binary, tmp_path):
+    want = np.arange(6, dtype=np.int32).reshape(2, 3)
+    body = want.tobytes()
+    header = "{'descr': '<i4', 'fortran_order':  False, 'shape': (2, 3), }"
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    path = tmp_path / "spaced.npy"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + body)
+    assert (np.load(path) == want).all()  # NumPy accepts it
+    res = _run_script(binary, tmp_path, f'x := emily.Load("{path}")\nfmt.Println(x.Shape(), x.ToInt64s())\n')
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[2 3] [0 1 2 3 4 5]"
+
+
+def test_lying_safetensors_header_is_an_error_naming_file_and_field(binary, tmp_path):
+    header = json.dumps({"w": {"dtype": "F32", "shape": [-2, -2], "data_offsets": [0, 16]}}).encode()
+    path = tmp_path / "lying.safetensors"
+    path.write_bytes(struct.pack("<Q", len(header)) + header + b"\x00" * 16)
+    res = _run_script(binary, tmp_path, f'm, _ := emily.LoadSafetensors("{path}")\nfmt.Println(len(m))\n')
+    assert res.returncode != 0
+    err = res.stderr + res.stdout
+    assert "lying.safetensors" in err and "shape" in err, err
+    # The session goes on after the error (the kernel and REPL keep state).
+    res = _run_script(binary, tmp_path,
+                      f'// %%\nm, _ := emily.LoadSafetensors("{path}")\n// %%\nfmt.Println("still here")\n')
+    assert "still here" in res.stdout, res.stdout + res.stderr
+
+
+def test_npy_past_the_memory_limit_is_refused_before_reading(binary, tmp_path):
+    path = tmp_path / "big.npy"
+    # A header that claims 64 MiB of float32 and a file that holds it.
+    np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(16 << 20,)).flush()
+    res = _run_script(binary, tmp_path, f'x := emily.Load("{path}")\nfmt.Println(x.Shape())\n',
+                      env={"EMILY_MEMORY_LIMIT": "16M"})
+    assert res.returncode != 0
+    err = res.stderr + res.stdout
+    assert "big.npy" in err and "EMILY_MEMORY_LIMIT" in err, err
