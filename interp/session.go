@@ -2,10 +2,11 @@
 // standard library and the emily tensor API, which runs notebook cells and
 // REPL entries. A cell may mix declarations and statements; its final
 // expression is its value; %magics on any of its lines configure and
-// inspect Jit (interp/cell holds the cell grammar);
-// panics, compile errors and interrupts come back as errors and leave the
-// session usable. The REPL (cmd/emily-repl) and the Jupyter kernel both
-// drive a Session.
+// inspect Jit, time code and list variables (interp/cell holds the cell
+// grammar, interp/magic the magics, which reach the session through
+// host.go); panics, compile errors and interrupts come back as errors
+// and leave the session usable. The REPL (cmd/emily-repl) and the Jupyter
+// kernel both drive a Session.
 package interp
 
 import (
