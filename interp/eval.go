@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/emily-go/emily/interp/cell"
+	"github.com/emily-go/emily/interp/magic"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -32,9 +33,9 @@ func (s *Session) runSteps(ctx context.Context, cellText, code string, magics []
 	var res Result
 	for i, st := range steps {
 		if st.Magic != nil {
-			m := toMagicLine(*st.Magic)
-			if isTimingMagic(m) {
-				r, _, err := s.timingMagic(ctx, m, cellText, code)
+			m := *st.Magic
+			if magic.IsTiming(m) {
+				r, err := s.timingMagic(ctx, m, cellText, code)
 				if err != nil {
 					return Result{}, err
 				}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/emily-go/emily/compiler"
+	"github.com/emily-go/emily/interp/magic"
 )
 
 const jitSetup = "func f(x *emily.Tensor) *emily.Tensor { return emily.Add(emily.Mul(x, x), x) }\nx := emily.FromSlice([]float32{1, 2, 3})"
@@ -82,9 +83,9 @@ func TestJitOptions(t *testing.T) {
 func TestJitRejitsOriginal(t *testing.T) {
 	s, _ := newSession(t)
 	mustRun(t, s, jitSetup, "%jit f")
-	orig := s.jits["f"].orig.Pointer()
+	orig := s.jits["f"].Orig.Pointer()
 	mustRun(t, s, "%jit native=false f", "%jit fuse=true f")
-	if got := s.jits["f"].orig.Pointer(); got != orig {
+	if got := s.jits["f"].Orig.Pointer(); got != orig {
 		t.Error("re-jitting wrapped the wrapper instead of the original function")
 	}
 	r := mustRun(t, s, "%jit")
@@ -210,7 +211,7 @@ func TestConfigMagic(t *testing.T) {
 func TestHelpAndMagicsWithCode(t *testing.T) {
 	s, _ := newSession(t)
 	r := mustRun(t, s, "%help")
-	if r.stdout != helpText || !contains(r.stdout, "%jit") || !contains(r.stdout, "%config") || !contains(r.stdout, "%ir") {
+	if r.stdout != magic.Help || !contains(r.stdout, "%jit") || !contains(r.stdout, "%config") || !contains(r.stdout, "%ir") {
 		t.Errorf("%%help printed %q", r.stdout)
 	}
 	r = mustRun(t, s, "%config native=true\n\n%jit\n1 + 1")

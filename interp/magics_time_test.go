@@ -7,18 +7,8 @@ import (
 	"testing"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/interp/magic"
 )
-
-func TestFormatTime(t *testing.T) {
-	for sec, want := range map[float64]string{
-		1.5: "1.5 s", 0.00123: "1.23 ms", 0.000123: "123 µs", 4.56e-5: "45.6 µs",
-		1e-10: "0.1 ns", 0: "0 ns", 123: "123 s", 0.5: "500 ms",
-	} {
-		if got := formatTime(sec); got != want {
-			t.Errorf("formatTime(%g) = %q, want %q", sec, got, want)
-		}
-	}
-}
 
 var timeitLine = regexp.MustCompile(`^([0-9.e+]+) (s|ms|µs|ns) ± ([0-9.e+]+) (s|ms|µs|ns) per loop \(mean ± std\. dev\. of (\d+) runs?, (\d+) loops? each\)\n$`)
 
@@ -142,7 +132,7 @@ func TestTimeitEvaluatesWhatTheCodeProduces(t *testing.T) {
 		"%timeit -n 3 -r 3 y = emily.Matmul(c, c)",
 	} {
 		if got := perLoop(cell); got < 20*graph {
-			t.Errorf("%q: %s per loop, building the graph takes %s: the product was not evaluated", cell, formatTime(got), formatTime(graph))
+			t.Errorf("%q: %s per loop, building the graph takes %s: the product was not evaluated", cell, magic.FormatTime(got), magic.FormatTime(graph))
 		}
 	}
 	// %time too, for what the cell assigns: the 4 MB result exists once

@@ -10,6 +10,14 @@ type Pager interface {
 	Page(bundle map[string]any)
 }
 
+// NextInputSetter is implemented by the stdout writer of a front end that
+// can put text in the user's next input (%load): the Jupyter kernel (the
+// execute_reply's set_next_input payload, which replaces the cell) and
+// the terminal REPL (the next prompt, ready to edit).
+type NextInputSetter interface {
+	SetNextInput(text string)
+}
+
 // page shows long help: paged as Markdown where the front end can, else
 // printed.
 func (s *Session) page(markdown string) {

@@ -23,6 +23,46 @@ import (
 // Methods, and function values stored in variables, keep what they had:
 // yaegi does not allow declaring a method twice.
 
+// funcRefs is what the session knows of a function declared by a cell:
+// the names its body uses, and when it was declared.
+type funcRefs struct {
+	refs map[string]bool
+	seq  int
+	src  string // rewritten, for declaring it again (rebind.go)
+}
+
+// noteFuncs records the functions a chunk declares and the names they use,
+// so that a function declared anew (or jitted) reaches the earlier
+// functions that call it (rebind.go).
+func (s *Session) noteFuncs(p cell.Parsed) {
+	if p.File == nil {
+		return
+	}
+	s.jitMu.Lock()
+	defer s.jitMu.Unlock()
+	for _, d := range p.File.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv != nil || fd.Body == nil {
+			continue
+		}
+		refs := map[string]bool{}
+		cell.CollectRefs(fd.Body, refs)
+		s.declSeq++
+		s.funcs[fd.Name.Name] = funcRefs{refs: refs, seq: s.declSeq}
+	}
+}
+
+// staleList joins names for a message: "a", "a and b", "a, b and c".
+func staleList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 // noteFuncSource records the rewritten source of function fd of a chunk,
 // rendered from r (whose edits compile used).
 func (s *Session) noteFuncSource(fd *ast.FuncDecl, r *cell.Rewriter, lo, hi int) {

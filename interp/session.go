@@ -2,10 +2,11 @@
 // standard library and the emily tensor API, which runs notebook cells and
 // REPL entries. A cell may mix declarations and statements; its final
 // expression is its value; %magics on any of its lines configure and
-// inspect Jit (interp/cell holds the cell grammar);
-// panics, compile errors and interrupts come back as errors and leave the
-// session usable. The REPL (cmd/emily-repl) and the Jupyter kernel both
-// drive a Session.
+// inspect Jit, time code and list variables (interp/cell holds the cell
+// grammar, interp/magic the magics, which reach the session through
+// host.go); panics, compile errors and interrupts come back as errors
+// and leave the session usable. The REPL (cmd/emily-repl) and the Jupyter
+// kernel both drive a Session.
 package interp
 
 import (
@@ -16,7 +17,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +24,7 @@ import (
 
 	"github.com/emily-go/emily/compiler"
 	"github.com/emily-go/emily/interp/cell"
+	"github.com/emily-go/emily/interp/magic"
 	"github.com/emily-go/emily/interp/symbols"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -97,9 +98,9 @@ type Session struct {
 
 	jitMu   sync.Mutex
 	jits    map[string]*jitEntry
-	funcs   map[string]funcRefs // functions declared by cells (magics_jit.go)
+	funcs   map[string]funcRefs // functions declared by cells (rebind.go)
 	declSeq int                 // functions declared so far
-	stats   jitStats            // %jit --stats
+	stats   magic.JitStats      // %jit --stats
 
 	comp completion
 }
@@ -276,26 +277,24 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 		return Result{}, e
 	}
 	for _, cm := range cellMagics {
-		m := toMagicLine(cm)
 		switch {
-		case m.name == "%jit": // per-cell options, until the cell ends
-			restore, err := s.cellJitMagic(m.args)
+		case cm.Name == "%jit": // per-cell options, until the cell ends
+			restore, err := s.cellJitMagic(cm.Args)
 			if err != nil {
 				return Result{}, err
 			}
 			defer restore()
-		case isTimingMagic(m): // it runs the rest of the cell
+		case magic.IsTiming(cm): // it runs the rest of the cell
 			if len(lineMagics) > 0 {
 				lm := lineMagics[0]
 				return Result{}, magicError("%s times the Go code of its cell, which cannot also hold the line magic %s (line %d): run that in a cell of its own", cm.Typed(), lm.Typed(), lm.Line)
 			}
-			res, _, err := s.timingMagic(ctx, m, code, rest)
-			return res, err
-		case slices.Contains(strings.Split(knownMagics, ", "), strings.TrimPrefix(cm.Typed(), "%")):
+			return s.timingMagic(ctx, cm, code, rest)
+		case magic.IsKnown(strings.TrimPrefix(cm.Name, "%")):
 			// %%who, %%config…: a line magic typed as a cell magic.
 			return Result{}, magicError("%s is not a cell magic: use the line magic %s", cm.Typed(), strings.TrimPrefix(cm.Typed(), "%"))
 		default:
-			if err := s.runMagic(m); err != nil {
+			if err := s.runMagic(cm); err != nil {
 				return Result{}, err
 			}
 		}
@@ -303,18 +302,9 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 	return s.runSteps(ctx, code, rest, lineMagics)
 }
 
-// magicLine is a magic line as the magics take it (see cell.Magic).
-type magicLine struct {
-	name string // after the %: "jit", or "%jit" for %%jit
-	args []string
-	line int // 1-based line in the cell
-}
-
-func toMagicLine(m cell.Magic) magicLine { return magicLine{name: m.Name, args: m.Args, line: m.Line} }
-
 // onEvent reports the compiler's fallback events on the cell's stderr.
 func (s *Session) onEvent(e compiler.Event) {
-	s.stats.record(e)
+	s.stats.Record(e)
 	if e.Kind == compiler.EventFallback && s.executing.Load() && errors.Is(e.Err, compiler.ErrTooDeepToFuse) {
 		fmt.Fprintf(s.stderr, "warning: %s: %v\n", e.Function, e.Err)
 		return

@@ -1,4 +1,4 @@
-package interp
+package magic
 
 import (
 	"fmt"
@@ -9,40 +9,27 @@ import (
 	"github.com/emily-go/emily"
 )
 
-// userVars returns the session's variables (and constants) by name,
-// without the session's own.
-func (s *Session) userVars() map[string]reflect.Value {
-	vars := map[string]reflect.Value{}
-	for name, v := range s.globals() {
-		if strings.HasPrefix(name, "__emily") || name == "_" || !v.IsValid() {
-			continue
-		}
-		vars[name] = v
-	}
-	return vars
-}
-
-// whoMagic prints the names of the session's variables, as IPython's
-// %who: sorted, tab-separated.
-func (s *Session) whoMagic() error {
-	vars := s.userVars()
+// who prints the names of the session's variables, as IPython's %who:
+// sorted, tab-separated.
+func who(h Host) error {
+	vars := h.Vars()
 	if len(vars) == 0 {
-		fmt.Fprintln(s.stdout, "Interactive namespace is empty.")
+		fmt.Fprintln(h.Stdout(), "Interactive namespace is empty.")
 		return nil
 	}
-	fmt.Fprintln(s.stdout, strings.Join(sortedKeys(vars), "\t"))
+	fmt.Fprintln(h.Stdout(), strings.Join(sortedKeys(vars), "\t"))
 	return nil
 }
 
-// whosMagic prints a table of the session's variables: name, type and a
+// whos prints a table of the session's variables: name, type and a
 // summary (shape, dtype and device for tensors, the value for others).
-func (s *Session) whosMagic() error {
-	vars := s.userVars()
+func whos(h Host) error {
+	vars := h.Vars()
 	if len(vars) == 0 {
-		fmt.Fprintln(s.stdout, "Interactive namespace is empty.")
+		fmt.Fprintln(h.Stdout(), "Interactive namespace is empty.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(s.stdout, 0, 0, 3, ' ', 0)
+	tw := tabwriter.NewWriter(h.Stdout(), 0, 0, 3, ' ', 0)
 	fmt.Fprintln(tw, "Variable\tType\tData/Info")
 	fmt.Fprintln(tw, "--------\t----\t---------")
 	for _, name := range sortedKeys(vars) {
@@ -82,12 +69,27 @@ func varInfo(v reflect.Value) (typ, info string) {
 	return typ, info
 }
 
-// memoryMagic prints MLX's allocator statistics in binary units.
-func (s *Session) memoryMagic() error {
+// memory prints MLX's allocator statistics in binary units.
+func memory(h Host) error {
 	var m emily.MemoryStats
 	if err := emily.Try(func() { m = emily.Memory() }); err != nil {
-		return magicError("%%memory: %v", err)
+		return usage("%%memory: %v", err)
 	}
-	fmt.Fprintf(s.stdout, "MLX memory: %s\n", m)
+	fmt.Fprintf(h.Stdout(), "MLX memory: %s\n", m)
 	return nil
+}
+
+// valueInterface returns v's value, or nil for the zero Value.
+func valueInterface(v reflect.Value) any {
+	if !v.IsValid() || !v.CanInterface() {
+		return nil
+	}
+	return v.Interface()
+}
+
+func typeName(v reflect.Value) string {
+	if !v.IsValid() {
+		return "nil"
+	}
+	return v.Type().String()
 }

@@ -1,4 +1,4 @@
-package interp
+package magic
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/interp/cell"
 )
 
 // Timing magics, in IPython's formats:
@@ -21,62 +22,64 @@ import (
 //
 // Every tensor the timed code produces (its value, and what it assigns)
 // is evaluated inside the timing: MLX is lazy, and otherwise only
-// building the graph would be timed (magics_timed.go).
+// building the graph would be timed (timed.go).
 
-// isTimingMagic reports whether m times code: it then takes the code of
-// its line (or the rest of the cell, for %%time and %%timeit).
-func isTimingMagic(m magicLine) bool {
-	switch m.name {
+// IsTiming reports whether m times code: it then takes the code of its
+// line (or the rest of the cell, for %%time and %%timeit), and runs
+// through Time rather than Run.
+func IsTiming(m cell.Magic) bool {
+	switch m.Name {
 	case "time", "timeit", "%time", "%timeit":
 		return true
 	}
 	return false
 }
 
-// timingMagic runs a timing magic. code is the whole cell and rest its Go
-// code after the magics. cellDone reports that the magic used the rest of
-// the cell (%%time, %%timeit), whose result is then res.
-func (s *Session) timingMagic(ctx context.Context, m magicLine, code, rest string) (res Result, cellDone bool, err error) {
-	line := strings.Split(code, "\n")[m.line-1]
-	_, stmt, _ := strings.Cut(line, "%"+m.name)
+// Time runs a timing magic. code is the whole cell and rest its Go code
+// with the magic lines blanked. cellDone reports that the magic used the
+// rest of the cell (%%time, %%timeit), whose result is then res (nil when
+// it has none).
+func Time(ctx context.Context, h Host, m cell.Magic, code, rest string) (res Ran, cellDone bool, err error) {
+	line := strings.Split(code, "\n")[m.Line-1]
+	_, stmt, _ := strings.Cut(line, "%"+m.Name)
 	stmt = strings.TrimSpace(stmt)
-	name := strings.TrimPrefix(m.name, "%")
+	name := strings.TrimPrefix(m.Name, "%")
 	var opts timeitOpts
 	if name == "timeit" {
 		if stmt, err = opts.parse(stmt); err != nil {
-			return Result{}, strings.HasPrefix(m.name, "%"), err
+			return nil, strings.HasPrefix(m.Name, "%"), err
 		}
 	}
-	tc := timedCode{src: stmt, line: m.line, col: strings.LastIndex(line, stmt) + 1}
-	if cell := strings.HasPrefix(m.name, "%"); cell {
+	tc := Snippet{Src: stmt, Line: m.Line, Col: strings.LastIndex(line, stmt) + 1, Cell: code, HeaderLines: 1}
+	if strings.HasPrefix(m.Name, "%") {
 		if stmt != "" {
-			return Result{}, true, magicError("%%%s takes the rest of the cell, not %q on its line; write the code below it", m.name, stmt)
+			return nil, true, usage("%%%s takes the rest of the cell, not %q on its line; write the code below it", m.Name, stmt)
 		}
 		// The rest keeps the cell's lines (its magic lines blanked).
 		stmt, cellDone = strings.TrimSpace(rest), true
-		tc = timedCode{src: strings.TrimRight(rest, " \t\n"), line: 1, col: 1}
+		tc = Snippet{Src: strings.TrimRight(rest, " \t\n"), Line: 1, Col: 1, Cell: code, HeaderLines: 1}
 	}
 	if stmt == "" {
-		return Result{}, cellDone, magicError("%%%s: nothing to time; e.g. %%%s emily.Matmul(a, b)", m.name, name)
+		return nil, cellDone, usage("%%%s: nothing to time; e.g. %%%s emily.Matmul(a, b)", m.Name, name)
 	}
 	if name == "time" {
-		res, err = s.timeOnce(ctx, stmt)
+		res, err = timeOnce(ctx, h, stmt)
 		return res, cellDone, err
 	}
-	return Result{}, cellDone, s.timeit(ctx, tc, code, opts)
+	return nil, cellDone, timeit(ctx, h, tc, opts)
 }
 
 // timeOnce runs code as a cell and prints how long it took, with the
 // tensors it produced (its value, the variables it assigns) evaluated.
-func (s *Session) timeOnce(ctx context.Context, code string) (Result, error) {
+func timeOnce(ctx context.Context, h Host, code string) (Ran, error) {
 	_, _, assigned := timedParts(code)
 	u0, s0 := cpuTimes()
 	start := time.Now()
-	res, err := s.runCode(ctx, code)
+	res, err := h.Run(ctx, code)
 	if err == nil {
-		produced := []any{res.Value}
+		produced := []any{res.Value()}
 		if len(assigned) > 0 {
-			if v, e := s.evalInternal("[]any{" + strings.Join(assigned, ", ") + "}"); e == nil {
+			if v, e := h.Eval("[]any{" + strings.Join(assigned, ", ") + "}"); e == nil {
 				if vs, ok := valueInterface(v).([]any); ok {
 					produced = append(produced, vs...)
 				}
@@ -87,8 +90,8 @@ func (s *Session) timeOnce(ctx context.Context, code string) (Result, error) {
 	wall := time.Since(start)
 	u1, s1 := cpuTimes()
 	user, sys := u1-u0, s1-s0
-	fmt.Fprintf(s.stdout, "CPU times: user %s, sys: %s, total: %s\nWall time: %s\n",
-		formatTime(user.Seconds()), formatTime(sys.Seconds()), formatTime((user + sys).Seconds()), formatTime(wall.Seconds()))
+	fmt.Fprintf(h.Stdout(), "CPU times: user %s, sys: %s, total: %s\nWall time: %s\n",
+		FormatTime(user.Seconds()), FormatTime(sys.Seconds()), FormatTime((user + sys).Seconds()), FormatTime(wall.Seconds()))
 	return res, err
 }
 
@@ -116,7 +119,7 @@ func (o *timeitOpts) parse(stmt string) (string, error) {
 		}
 		n, err := strconv.Atoi(f[1])
 		if err != nil || n < 1 {
-			return "", magicError("%%timeit %s %s: want a positive count, e.g. %%timeit -n 100 -r 7 f(x)", f[0], f[1])
+			return "", usage("%%timeit %s %s: want a positive count, e.g. %%timeit -n 100 -r 7 f(x)", f[0], f[1])
 		}
 		if f[0] == "-n" {
 			o.loops = n
@@ -131,17 +134,15 @@ func (o *timeitOpts) parse(stmt string) (string, error) {
 // timeit compiles stmt once into a function, picks a loop count as
 // IPython does (1, 2, 5, 10, 20, 50, … until a run takes 0.2 s), and
 // prints the mean ± std. dev. of the per-loop time over the runs.
-func (s *Session) timeit(ctx context.Context, tc timedCode, cell string, o timeitOpts) error {
-	fn, err := s.timedFunc(ctx, tc, cell)
+func timeit(ctx context.Context, h Host, tc Snippet, o timeitOpts) error {
+	fn, err := timedFunc(ctx, h, tc)
 	if err != nil {
 		return err
 	}
-	stopWatch := context.AfterFunc(ctx, s.rt.interrupt)
-	defer stopWatch()
-	s.rt.clearInterrupt()
+	defer h.Interruptible(ctx)()
 	run := func(n int) (time.Duration, error) {
 		if ctx.Err() != nil {
-			return 0, interruptError(ctx.Err())
+			return 0, interrupted(ctx.Err())
 		}
 		var d time.Duration
 		err := emily.Try(func() {
@@ -153,9 +154,9 @@ func (s *Session) timeit(ctx context.Context, tc timedCode, cell string, o timei
 		})
 		if err != nil {
 			if ctx.Err() != nil {
-				return 0, interruptError(ctx.Err())
+				return 0, interrupted(ctx.Err())
 			}
-			return 0, &Error{Name: PanicError, Msg: "%timeit: " + err.Error(), Err: err}
+			return 0, &Error{Kind: Panic, Msg: "%timeit: " + err.Error(), Err: err}
 		}
 		return d, nil
 	}
@@ -184,8 +185,8 @@ func (s *Session) timeit(ctx context.Context, tc timedCode, cell string, o timei
 		per[i] = d.Seconds() / float64(loops)
 	}
 	mean, std := meanStd(per)
-	fmt.Fprintf(s.stdout, "%s ± %s per loop (mean ± std. dev. of %d run%s, %d loop%s each)\n",
-		formatTime(mean), formatTime(std), o.runs, plural(o.runs), loops, plural(loops))
+	fmt.Fprintf(h.Stdout(), "%s ± %s per loop (mean ± std. dev. of %d run%s, %d loop%s each)\n",
+		FormatTime(mean), FormatTime(std), o.runs, plural(o.runs), loops, plural(loops))
 	return nil
 }
 
@@ -208,9 +209,9 @@ func plural(n int) string {
 	return "s"
 }
 
-// formatTime renders seconds with 3 significant digits in s, ms, µs or
+// FormatTime renders seconds with 3 significant digits in s, ms, µs or
 // ns, as IPython's _format_time does.
-func formatTime(sec float64) string {
+func FormatTime(sec float64) string {
 	units := []string{"s", "ms", "µs", "ns"}
 	order := 3
 	if sec > 0 {

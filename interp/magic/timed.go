@@ -1,18 +1,15 @@
-package interp
+package magic
 
 import (
 	"context"
-	"fmt"
-	"github.com/emily-go/emily/interp/cell"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"reflect"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/interp/cell"
 )
 
 // What the timing magics time. MLX is lazy: `y = emily.Matmul(c, c)`
@@ -23,32 +20,25 @@ import (
 // the session variables it assigns anywhere, with what they hold) — and
 // every tensor found in those values is evaluated inside the timing.
 
-// timedCode is the code a timing magic times and where it starts in the
-// cell (1-based), so that its errors point there.
-type timedCode struct {
-	src       string
-	line, col int
-}
-
 // timedFunc compiles tc into a function of the session that runs it once
 // and evaluates the tensors it produced. Compiling it as a cell applies
 // the session's rewrites (interrupt checks in loops).
-func (s *Session) timedFunc(ctx context.Context, tc timedCode, cell string) (func(), error) {
-	try := func(wrap string) (Result, error) { return s.runCode(ctx, wrap) }
-	res, err := try(timedWrap(tc.src))
+func timedFunc(ctx context.Context, h Host, tc Snippet) (func(), error) {
+	try := func(wrap string) (Ran, error) { return h.RunWrapped(ctx, wrap, tc) }
+	res, err := try(timedWrap(tc.Src))
 	if err != nil {
 		// A final call without a value, a name that is no value: time
 		// the code as it is, evaluating nothing.
-		if r2, err2 := try("func() []any {\n" + tc.src + "\nreturn nil\n}"); err2 == nil {
+		if r2, err2 := try("func() []any {\n" + tc.Src + "\nreturn nil\n}"); err2 == nil {
 			res, err = r2, nil
 		}
 	}
 	if err != nil {
-		return nil, s.inUserTerms(err, tc, 1, cell)
+		return nil, err
 	}
-	f, ok := res.Value.(func() []any)
+	f, ok := res.Value().(func() []any)
 	if !ok {
-		return nil, magicError("%%timeit: cannot time %q (it compiled to %T)", tc.src, res.Value)
+		return nil, usage("%%timeit: cannot time %q (it compiled to %T)", tc.Src, res.Value())
 	}
 	return func() { evalProduced(f()) }, nil
 }
@@ -268,53 +258,4 @@ func holdsTensors(t reflect.Type, depth int) bool {
 		}
 	}
 	return false
-}
-
-// wrapPos matches a position of the wrapper in a message: "L:C", or
-// "label:L:C" where the cell has an origin.
-var wrapPos = regexp.MustCompile(`(^|[\s(])(?:([^\s:()"'\[\]]+):)?(\d+):(\d+)`)
-
-// inUserTerms rewrites the error of the wrapper timedFunc compiled so
-// that it shows the user's code only: positions in the cell, and the
-// cell's line under them, never the generated func() []any {…}.
-func (s *Session) inUserTerms(err error, tc timedCode, headerLines int, cell string) error {
-	e, ok := err.(*Error)
-	if !ok {
-		return err
-	}
-	s.filesMu.Lock()
-	origin := s.origin
-	s.filesMu.Unlock()
-	first := -1
-	e.Msg = wrapPos.ReplaceAllStringFunc(e.Msg, func(m string) string {
-		sub := wrapPos.FindStringSubmatch(m)
-		if sub[2] != "" && sub[2] != origin.Name {
-			return m // an earlier cell's position
-		}
-		l, _ := strconv.Atoi(sub[3])
-		c, _ := strconv.Atoi(sub[4])
-		if sub[2] != "" {
-			l -= origin.line() - 1
-		}
-		u := l - headerLines // line of the user's code, from 1
-		if u < 1 || u > strings.Count(tc.src, "\n")+1 {
-			return m
-		}
-		if u == 1 {
-			c += tc.col - 1
-		}
-		line := tc.line + u - 1
-		if o, ok := offsetOf(cell, line, c); ok && first < 0 {
-			first = o
-		}
-		if sub[2] != "" {
-			return fmt.Sprintf("%s%s:%d:%d", sub[1], sub[2], line+origin.line()-1, c)
-		}
-		return fmt.Sprintf("%s%d:%d", sub[1], line, c)
-	})
-	e.Source = nil
-	if first >= 0 {
-		e.Source = sourceLines(cell, first, origin.line())
-	}
-	return e
 }
