@@ -102,6 +102,14 @@ fuzz: mlx
 	@for t in $(FUZZ_ALL); do echo "== $$t ($(FUZZTIME))"; \
 	  $(GO) test -run='^$$' -fuzz="^$${t#*:}$$" -fuzztime=$(FUZZTIME) ./$${t%%:*}/ || exit 1; done
 
+# The full op edge-value sweep (internal/opcheck, RELIABILITY.md): every
+# op, dtype and sample fed zeros, empties, the minimum integer, NaN and
+# huge or negative sizes in every lane, fuse included, each case in a
+# child process. make test runs its short list; this runs all ~70,000
+# cases (minutes the first time, while fused kernels compile).
+edge: mlx
+	$(GO) test -count=1 -timeout 60m -run TestEdgeValuesNeverEndTheProcess ./internal/opcheck/ -edge.full
+
 # 5,000 kernel cells and 10,000 jitted calls through jupyter_client; prints
 # memory, latency and start-up figures (RELIABILITY.md quotes them).
 soak: build venv
