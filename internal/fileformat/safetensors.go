@@ -123,7 +123,15 @@ func ParseSafetensors(head []byte, size int64) (*Safetensors, error) {
 	// safetensors library requires (it refuses gaps, overlaps and a data
 	// section longer than the tensors).
 	order := append([]Span{}, out.Tensors...)
-	sort.SliceStable(order, func(i, j int) bool { return order[i].Offset < order[j].Offset })
+	// By (start, end), as the library sorts: an empty tensor shares its
+	// start with the next one, and the header may list it after that one
+	// (MLX writes tensors in hash order).
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].Offset != order[j].Offset {
+			return order[i].Offset < order[j].Offset
+		}
+		return order[i].Bytes < order[j].Bytes
+	})
 	at := 8 + n
 	for _, sp := range order {
 		if sp.Offset != at {
