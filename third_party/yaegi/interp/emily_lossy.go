@@ -21,6 +21,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // lossyCallee describes a compiled function whose output depends on the
@@ -552,4 +553,95 @@ func lossyAny(fn string, lc lossyCallee, c *node) string {
 		}
 	}
 	return ""
+}
+
+// lossyDynamic makes the arguments of a call n of a compiled printer
+// that are slices, arrays or maps of empty interfaces (a []any or a
+// map[string]any variable) report, when the call runs, an element that
+// holds a session value whose methods compiled code would need: the
+// interpreter stores such elements as its own wrapper, which the callee
+// prints as a struct. The static types cannot tell; the values can. The
+// call site reports once.
+func lossyDynamic(n *node, child []*node, values []func(*frame) reflect.Value) []func(*frame) reflect.Value {
+	h := n.interp.opt.onLossyCall
+	if h == nil || len(values) != len(child) {
+		return values
+	}
+	name, lc, ok := lossyCalleeOf(n)
+	if !ok {
+		return values
+	}
+	names := []string{"Format", "Error", "String", "GoString"}
+	if lc.json {
+		names = []string{"MarshalJSON", "MarshalText"}
+	}
+	var once sync.Once
+	for i, c := range child {
+		if i < lc.first || c.typ == nil {
+			continue
+		}
+		t := underlying(c.typ)
+		if (t.cat != sliceT && t.cat != arrayT && t.cat != mapT && t.cat != variadicT) || !isEmptyInterface(t.val) {
+			continue
+		}
+		if (n.action == aCallSlice && i == len(child)-1) || lossyAny(name, lc, c) != "" {
+			continue // the elements are unknown, or reported at compile time
+		}
+		value, tname := values[i], lossyTypeName(c.typ)
+		values[i] = func(f *frame) reflect.Value {
+			v := value(f)
+			if held, m := heldLossy(v, names); held != "" {
+				once.Do(func() {
+					h(n.interp.fset.Position(n.pos), fmt.Sprintf("%s prints %s holding %s without %s.%s: the compiled %s cannot see methods of session values stored in an interface container; print the elements one by one%s",
+						name, tname, held, held, m, strings.SplitN(name, ".", 2)[0], lossyHelp))
+				})
+			}
+			return v
+		}
+	}
+	return values
+}
+
+// heldLossy returns the name of a session type, and its method, that an
+// element of the slice, array or map v holds as the interpreter's
+// wrapper; it looks at the first 1000 elements.
+func heldLossy(v reflect.Value, names []string) (string, string) {
+	check := func(e reflect.Value) (string, string) {
+		for e.IsValid() && e.Kind() == reflect.Interface && !e.IsNil() {
+			e = e.Elem()
+		}
+		if !e.IsValid() || !e.CanInterface() {
+			return "", ""
+		}
+		vi, ok := e.Interface().(valueInterface)
+		if !ok || vi.node == nil || vi.node.typ == nil {
+			return "", ""
+		}
+		t := vi.node.typ
+		if !sessionNamed(t) && !(t.cat == ptrT && sessionNamed(t.val)) {
+			return "", ""
+		}
+		for _, m := range names {
+			if hasMethod(t, m, t.cat == ptrT) {
+				return lossyTypeName(t), m
+			}
+		}
+		return "", ""
+	}
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array:
+		for j := 0; j < v.Len() && j < 1000; j++ {
+			if t, m := check(v.Index(j)); t != "" {
+				return t, m
+			}
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for j := 0; j < 1000 && it.Next(); j++ {
+			if t, m := check(it.Value()); t != "" {
+				return t, m
+			}
+		}
+	}
+	return "", ""
 }

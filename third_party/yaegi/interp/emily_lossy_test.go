@@ -62,6 +62,7 @@ type Outer struct { Inner; B int }`)
 		`json.Marshal(map[string]int{"a": 1})`,
 		`x := []Celsius{1}; fmt.Println(x[0], len(x))`,
 		`fmt.Println(strings.Repeat("a", 2))`,
+		`xs := []any{1, "a", Plain(2)}; fmt.Println(xs)`,
 	} {
 		got = nil
 		eval(src)
@@ -89,6 +90,8 @@ type Outer struct { Inner; B int }`)
 		{`json.NewEncoder(os.Stdout).Encode(J{1})`, "json.Encoder.Encode writes J without J.MarshalJSON"},
 		{`json.Marshal(Outer{})`, "embedded Inner of Outer"},
 		{"fmt.Println(\n[]Celsius{1}, []Celsius{2})", "[]main.Celsius"},
+		// Known only when the call runs: a variable of type map[string]any.
+		{`m := map[string]any{"a": Celsius(1)}; fmt.Println(m)`, "map[string]any holding Celsius without Celsius.String"},
 	} {
 		got = nil
 		eval(c.src)
