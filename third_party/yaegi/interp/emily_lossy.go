@@ -322,8 +322,13 @@ func lossyFmtIn(fn string, lc lossyCallee, t, outer *itype, verbs []string, dept
 			switch {
 			case has("Format"):
 				return "" // the Formatter wrapper gets every verb
-			case has("Error") && !lc.errorf:
-				return fmt.Sprintf("%s prints %s without %s.Error: the compiled fmt gets it as a Stringer, not an error; pass %s.Error() instead%s", fn, name, name, strings.ToLower(name[:1]), lossyHelp)
+			case has("Error") && !lc.errorf && stringVerb(verbs):
+				// Only Formatter and Stringer wrappers are made there
+				// (stdlib/maptypes.go): fmt gets the bare value, or one
+				// whose String it calls instead of Error.
+				return fmt.Sprintf("%s prints %s without %s.Error: the compiled fmt does not get it as an error; pass %s.Error() instead%s", fn, name, name, strings.ToLower(name[:1]), lossyHelp)
+			case has("Error") && !lc.errorf && !has("String"):
+				// %d of the bare value prints as go run does.
 			case sharpV && has("GoString"):
 				return fmt.Sprintf("%s: %%#v prints %s without %s.GoString: the compiled fmt cannot see it; print x.GoString() instead%s", fn, name, name, lossyHelp)
 			case has("String") || has("Error"):
@@ -497,7 +502,9 @@ func lossyJSONIn(fn string, lc lossyCallee, t, outer *itype, depth int, ptr bool
 		return lossyJSONIn(fn, lc, t.val, t, depth+1, false, seen)
 	case structT:
 		for _, f := range t.field {
-			if f.embed && !strings.Contains(f.tag, "json:") {
+			// An only field is embedded for reflect too (type.go,
+			// refType), and encoding/json promotes its fields.
+			if f.embed && len(t.field) > 1 && !strings.Contains(f.tag, "json:") {
 				if ft := underlying(f.typ); ft.cat == structT || (ft.cat == ptrT && ft.val != nil && underlying(ft.val).cat == structT) {
 					return fmt.Sprintf("%s writes the fields of the embedded %s of %s under \"%s\", not promoted to %s: the compiled encoding/json cannot see embedding in session types; declare the fields in %s itself%s",
 						fn, f.name, lossyTypeName(t), f.name, lossyTypeName(t), lossyTypeName(t), lossyHelp)
@@ -644,4 +651,16 @@ func heldLossy(v reflect.Value, names []string) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// stringVerb reports whether verbs has one under which fmt calls Error or
+// String.
+func stringVerb(verbs []string) bool {
+	for _, v := range verbs {
+		switch strings.TrimLeft(v, "#+") {
+		case "v", "s", "q", "x", "X":
+			return true
+		}
+	}
+	return false
 }

@@ -46,7 +46,9 @@ func (p *PS) String() string { return "ps" }
 type J struct{ V int }
 func (j J) MarshalJSON() ([]byte, error) { return []byte("1"), nil }
 type Inner struct{ A int }
-type Outer struct { Inner; B int }`)
+type Outer struct { Inner; B int }
+type Code int
+func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 
 	// Printed right today: no report.
 	for _, src := range []string{
@@ -58,6 +60,9 @@ type Outer struct { Inner; B int }`)
 		`fmt.Println([]fmt.Stringer{Celsius(1)})`,
 		`fmt.Println(&PS{1}, []error{E{"e"}})`,
 		`fmt.Errorf("%w", E{"e"})`,
+		`fmt.Sprintf("%d", Plain(1))`,
+		`fmt.Sprintf("%d %x", Code(1), 2)`,
+		`json.Marshal(struct{ Inner }{})`,
 		`b, _ := json.Marshal(J{1}); _ = b`,
 		`json.Marshal(map[string]int{"a": 1})`,
 		`x := []Celsius{1}; fmt.Println(x[0], len(x))`,
@@ -83,6 +88,7 @@ type Outer struct { Inner; B int }`)
 		{`fmt.Printf("%#v\n", []Plain{1})`, "%#v prints Plain"},
 		{`fmt.Printf("%d\n", Celsius(1))`, "%d prints Celsius through an internal wrapper"},
 		{`fmt.Println(E{"e"})`, "without E.Error"},
+		{`fmt.Printf("%v\n", Code(1))`, "without Code.Error"},
 		{`fmt.Println(PS{1})`, "(*PS).String"},
 		{`fmt.Println([]*PS{{1}})`, "prints their addresses"},
 		{`fmt.Println([]any{Celsius(1)})`, "interface value without String"},
