@@ -502,9 +502,10 @@ func lossyJSONIn(fn string, lc lossyCallee, t, outer *itype, depth int, ptr bool
 		return lossyJSONIn(fn, lc, t.val, t, depth+1, false, seen)
 	case structT:
 		for _, f := range t.field {
-			// An only field is embedded for reflect too (type.go,
-			// refType), and encoding/json promotes its fields.
-			if f.embed && len(t.field) > 1 && !strings.Contains(f.tag, "json:") {
+			// An only field, and a session struct, are embedded for
+			// reflect too (type.go, refType; emily patch 105), and
+			// encoding/json promotes their fields.
+			if f.embed && len(t.field) > 1 && !strings.Contains(f.tag, "json:") && (!embeddable(f.typ.TypeOf()) || recursiveEmbed(t, f.typ)) {
 				if ft := underlying(f.typ); ft.cat == structT || (ft.cat == ptrT && ft.val != nil && underlying(ft.val).cat == structT) {
 					return fmt.Sprintf("%s writes the fields of the embedded %s of %s under \"%s\", not promoted to %s: the compiled encoding/json cannot see embedding in session types; declare the fields in %s itself%s",
 						fn, f.name, lossyTypeName(t), f.name, lossyTypeName(t), lossyTypeName(t), lossyHelp)
@@ -663,4 +664,14 @@ func stringVerb(verbs []string) bool {
 		}
 	}
 	return false
+}
+
+// recursiveEmbed reports whether the embedded field type ft of t is t or
+// a pointer to it (type Node struct{ *Node; … }): refType builds it
+// through a placeholder, never embedded for reflect.
+func recursiveEmbed(t, ft *itype) bool {
+	if ft.cat == ptrT {
+		ft = ft.val
+	}
+	return ft == t || (ft != nil && t.name != "" && ft.name == t.name && ft.path == t.path)
 }

@@ -47,6 +47,7 @@ type J struct{ V int }
 func (j J) MarshalJSON() ([]byte, error) { return []byte("1"), nil }
 type Inner struct{ A int }
 type Outer struct { Inner; B int }
+type Node struct { *Node; V int }
 type Code int
 func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 
@@ -63,6 +64,7 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		`fmt.Sprintf("%d", Plain(1))`,
 		`fmt.Sprintf("%d %x", Code(1), 2)`,
 		`json.Marshal(struct{ Inner }{})`,
+		`json.Marshal(Outer{})`,
 		`b, _ := json.Marshal(J{1}); _ = b`,
 		`json.Marshal(map[string]int{"a": 1})`,
 		`x := []Celsius{1}; fmt.Println(x[0], len(x))`,
@@ -94,8 +96,8 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		{`fmt.Println([]any{Celsius(1)})`, "interface value without String"},
 		{`json.Marshal([]J{{1}})`, "json.Marshal writes []main.J without J.MarshalJSON"},
 		{`json.NewEncoder(os.Stdout).Encode(J{1})`, "json.Encoder.Encode writes J without J.MarshalJSON"},
-		{`json.Marshal(Outer{})`, "embedded Inner of Outer"},
 		{"fmt.Println(\n[]Celsius{1}, []Celsius{2})", "[]main.Celsius"},
+		{`json.Marshal(Node{})`, "embedded Node of Node"},
 		// Known only when the call runs: a variable of type map[string]any.
 		{`m := map[string]any{"a": Celsius(1)}; fmt.Println(m)`, "map[string]any holding Celsius without Celsius.String"},
 	} {
