@@ -83,6 +83,9 @@ type Session struct {
 	pending      uint64     // goroutine of an execution stopped while in a compiled call
 	pendingNoted bool       // the next cell was told it still runs
 
+	lossyCell int             // the cell lossySeen is for (lossy.go)
+	lossySeen map[string]bool // call sites warned about in it (filesMu)
+
 	gopath     string   // where imports of Go source are looked up
 	importable []string // import paths of the built-in packages
 
@@ -146,6 +149,7 @@ func New(opts Options) (*Session, error) {
 		NoAutoMain:    true,
 		CallbackGuard: s.callbackGuard,
 		OnStop:        s.onStop,
+		OnLossyCall:   s.onLossyCall, // lossy.go
 	})
 	// yaegi binds os.Stdout/os.Stderr to the session's writers only when
 	// they are *os.File; bind them as io.Writer so that

@@ -1296,6 +1296,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				}
 
 				n.gen = callBin
+				checkLossyCall(n) // emily patch 104
 				typ := c0.typ.rtype
 				if typ.NumOut() > 0 {
 					if funcType := c0.typ.val; funcType != nil {

@@ -195,6 +195,8 @@ type opt struct {
 	callbackGuard func(run func())
 	// told where a blocking channel operation was stopped (emily patch 103)
 	onStop func(pos string)
+	// onLossyCall: Options.OnLossyCall (emily patch 104).
+	onLossyCall func(pos token.Position, msg string)
 }
 
 // Interpreter contains global resources and state.
@@ -355,6 +357,14 @@ type Options struct {
 	// with line directives applied: a host can say where an interrupted
 	// program was. (emily patch 103.)
 	OnStop func(pos string)
+	// OnLossyCall, when set, is told of each call of a compiled fmt, log
+	// or encoding/json function whose output would differ from a compiled
+	// program's because compiled code cannot see the names and methods of
+	// the interpreted program's types (a String method of a slice's
+	// elements, %T, %#v, %+v of unexported fields, a nested MarshalJSON):
+	// once per call site, when it is compiled, with a message naming the
+	// type and the workaround (emily patch 104).
+	OnLossyCall func(pos token.Position, msg string)
 }
 
 // New returns a new interpreter.
@@ -393,6 +403,7 @@ func New(options Options) *Interpreter {
 	i.opt.noAutoMain = options.NoAutoMain
 	i.opt.callbackGuard = options.CallbackGuard
 	i.opt.onStop = options.OnStop
+	i.opt.onLossyCall = options.OnLossyCall
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
 	if options.Unrestricted {

@@ -1704,6 +1704,7 @@ func callBin(n *node) {
 			}
 		}
 	}
+	values = lossyDynamic(n, child, values) // emily patch 104
 	l := len(values)
 
 	switch {

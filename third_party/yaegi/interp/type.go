@@ -2266,9 +2266,12 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 				// A tag's first key wins, so this prevails over the user's.
 				field.Tag = reflect.StructTag(strings.TrimSpace(`json:"-" xml:"-" ` + f.tag))
 			}
-			if len(t.field) == 1 && f.embed {
+			if f.embed && (len(t.field) == 1 || embeddable(field.Type)) {
 				// Mark the field as embedded (anonymous) only if it is the
-				// only one, to avoid a panic due to golang/go#15924 issue.
+				// only one, to avoid a panic due to golang/go#15924 issue,
+				// or if its type has no methods for reflect (a session
+				// struct), which StructOf embeds anywhere: encoding/json
+				// then promotes its fields, as go run does (emily patch 105).
 				field.Anonymous = true
 			}
 			fields = append(fields, field)
@@ -2287,7 +2290,7 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 			index int
 		}
 		fieldFix := []fixStructField{} // Slice of field indices to fix for recursivity.
-		t.rtype = reflect.StructOf(fields)
+		t.rtype = reflectStructOf(fields)
 		if ctx.isComplete() {
 			for _, s := range ctx.defined {
 				for i := 0; i < s.rtype.NumField(); i++ {
@@ -2641,3 +2644,32 @@ func isNumber(t reflect.Type) bool {
 func isBoolean(t reflect.Type) bool       { return t != nil && t.Kind() == reflect.Bool }
 func isString(t reflect.Type) bool        { return t != nil && t.Kind() == reflect.String }
 func isConstantValue(t reflect.Type) bool { return t != nil && t.Implements(constVal) }
+
+// embeddable reports whether StructOf can embed a field of type ft beside
+// others: an unnamed struct (what refType builds for a session struct),
+// or a pointer to one, whose fields embed nothing with methods
+// (emily patch 105).
+func embeddable(ft reflect.Type) bool {
+	if ft.Kind() == reflect.Ptr {
+		ft = ft.Elem()
+	}
+	return ft.Kind() == reflect.Struct && ft.Name() == "" && ft.NumMethod() == 0 && reflect.PointerTo(ft).NumMethod() == 0
+}
+
+// reflectStructOf is reflect.StructOf, where a field that embeddable let embed
+// and that StructOf still refuses is given as a named field, as before
+// (emily patch 105).
+func reflectStructOf(fields []reflect.StructField) (rt reflect.Type) {
+	if len(fields) < 2 {
+		return reflect.StructOf(fields)
+	}
+	defer func() {
+		if recover() != nil {
+			for i := range fields {
+				fields[i].Anonymous = false
+			}
+			rt = reflect.StructOf(fields)
+		}
+	}()
+	return reflect.StructOf(fields)
+}

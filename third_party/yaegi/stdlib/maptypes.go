@@ -33,6 +33,12 @@ func init() {
 	MapTypes[reflect.ValueOf(fmt.Sprint)] = mt
 	MapTypes[reflect.ValueOf(fmt.Sprintf)] = mt
 	MapTypes[reflect.ValueOf(fmt.Sprintln)] = mt
+	MapTypes[reflect.ValueOf(fmt.Append)] = mt  // emily patch 104
+	MapTypes[reflect.ValueOf(fmt.Appendf)] = mt // emily patch 104
+	MapTypes[reflect.ValueOf(fmt.Appendln)] = mt
+	MapTypes[reflect.ValueOf(log.Print)] = mt // emily patch 104
+	MapTypes[reflect.ValueOf(log.Printf)] = mt
+	MapTypes[reflect.ValueOf(log.Println)] = mt
 
 	MapTypes[reflect.ValueOf(log.Fatal)] = mt
 	MapTypes[reflect.ValueOf(log.Fatalf)] = mt
@@ -51,6 +57,9 @@ func init() {
 		reflect.TypeOf((*json.Marshaler)(nil)).Elem(),
 		reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem(),
 	}
+	// emily patch 104: MarshalIndent and fmt.Append* wrap a direct
+	// argument as Marshal and Sprint do.
+	MapTypes[reflect.ValueOf(json.MarshalIndent)] = MapTypes[reflect.ValueOf(json.Marshal)]
 	MapTypes[reflect.ValueOf(json.Unmarshal)] = []reflect.Type{
 		reflect.TypeOf((*json.Unmarshaler)(nil)).Elem(),
 		reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem(),

@@ -1,0 +1,117 @@
+package interp_test
+
+import (
+	"bytes"
+	"go/token"
+	"strings"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// TestOnLossyCall checks that Options.OnLossyCall (emily patch 104)
+// reports the calls whose output would differ from go run's, once per call
+// site with the type and the workaround, and stays silent for the calls
+// that print right. Each Eval is one REPL input on the same interpreter.
+func TestOnLossyCall(t *testing.T) {
+	type report struct {
+		pos token.Position
+		msg string
+	}
+	var got []report
+	var out bytes.Buffer
+	i := interp.New(interp.Options{Stdout: &out, Stderr: &out, OnLossyCall: func(pos token.Position, msg string) {
+		got = append(got, report{pos, msg})
+	}})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	eval := func(src string) {
+		t.Helper()
+		if _, err := i.Eval(src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+	}
+	eval(`import ("fmt"; "encoding/json"; "os"; "strings")`)
+	eval(`type Celsius float64
+func (c Celsius) String() string { return fmt.Sprintf("%.1f°C", float64(c)) }
+type Plain int
+type P struct { Name string; age int }
+type Q struct { Name string; T Celsius }
+type E struct{ msg string }
+func (e E) Error() string { return e.msg }
+type PS struct{ N int }
+func (p *PS) String() string { return "ps" }
+type J struct{ V int }
+func (j J) MarshalJSON() ([]byte, error) { return []byte("1"), nil }
+type Inner struct{ A int }
+type Outer struct { Inner; B int }
+type Node struct { *Node; V int }
+type Code int
+func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
+
+	// Printed right today: no report.
+	for _, src := range []string{
+		`fmt.Println(Celsius(1))`,
+		`fmt.Printf("%v %s %q\n", Celsius(1), Celsius(2), Celsius(3))`,
+		`fmt.Println(1, "a", []int{1}, map[string]int{"a": 1}, Plain(2), []Plain{3})`,
+		`fmt.Printf("%T %#v %+v\n", 1, Plain(2), struct{ A int }{1})`,
+		`fmt.Println(P{"x", 1}, &P{"y", 2})`,
+		`fmt.Println([]fmt.Stringer{Celsius(1)})`,
+		`fmt.Println(&PS{1}, []error{E{"e"}})`,
+		`fmt.Errorf("%w", E{"e"})`,
+		`fmt.Sprintf("%d", Plain(1))`,
+		`fmt.Sprintf("%d %x", Code(1), 2)`,
+		`json.Marshal(struct{ Inner }{})`,
+		`json.Marshal(Outer{})`,
+		`b, _ := json.Marshal(J{1}); _ = b`,
+		`json.Marshal(map[string]int{"a": 1})`,
+		`x := []Celsius{1}; fmt.Println(x[0], len(x))`,
+		`fmt.Println(strings.Repeat("a", 2))`,
+		`xs := []any{1, "a", Plain(2)}; fmt.Println(xs)`,
+	} {
+		got = nil
+		eval(src)
+		for _, r := range got {
+			t.Errorf("%s: unexpected report %s: %s", src, r.pos, r.msg)
+		}
+	}
+	out.Reset()
+
+	// Printed wrongly: one report each, naming the type and the way out.
+	for _, c := range []struct{ src, want string }{
+		{`fmt.Println([]Celsius{1, 2})`, "fmt.Println prints []main.Celsius without Celsius.String"},
+		{`fmt.Sprint([2]Celsius{1, 2})`, "inside an array"},
+		{`fmt.Fprintln(os.Stdout, map[string]Celsius{"a": 1})`, "inside a map"},
+		{`fmt.Println(Q{"q", 1})`, "Q without Celsius.String"},
+		{`fmt.Printf("%+v\n", P{"x", 1})`, "unexported field age of P as Xage"},
+		{`fmt.Printf("%s %T\n", "a", P{})`, "%T prints P's underlying type, not main.P"},
+		{`fmt.Printf("%#v\n", []Plain{1})`, "%#v prints Plain"},
+		{`fmt.Printf("%d\n", Celsius(1))`, "%d prints Celsius through an internal wrapper"},
+		{`fmt.Println(E{"e"})`, "without E.Error"},
+		{`fmt.Printf("%v\n", Code(1))`, "without Code.Error"},
+		{`fmt.Println(PS{1})`, "(*PS).String"},
+		{`fmt.Println([]*PS{{1}})`, "prints their addresses"},
+		{`fmt.Println([]any{Celsius(1)})`, "interface value without String"},
+		{`json.Marshal([]J{{1}})`, "json.Marshal writes []main.J without J.MarshalJSON"},
+		{`json.NewEncoder(os.Stdout).Encode(J{1})`, "json.Encoder.Encode writes J without J.MarshalJSON"},
+		{"fmt.Println(\n[]Celsius{1}, []Celsius{2})", "[]main.Celsius"},
+		{`json.Marshal(Node{})`, "embedded Node of Node"},
+		// Known only when the call runs: a variable of type map[string]any.
+		{`m := map[string]any{"a": Celsius(1)}; fmt.Println(m)`, "map[string]any holding Celsius without Celsius.String"},
+	} {
+		got = nil
+		eval(c.src)
+		if len(got) != 1 {
+			t.Errorf("%s: got %d reports, want 1: %v", c.src, len(got), got)
+			continue
+		}
+		if !strings.Contains(got[0].msg, c.want) || !strings.Contains(got[0].msg, "%help") {
+			t.Errorf("%s: report %q, want it to say %q and point to %%help", c.src, got[0].msg, c.want)
+		}
+		if got[0].pos.Line != 1 {
+			t.Errorf("%s: report at %s, want line 1 (the call)", c.src, got[0].pos)
+		}
+	}
+}
