@@ -101,6 +101,11 @@ func (interp *Interpreter) ReleaseUnreachable() int {
 			}
 		}
 	}
+	// yaegi's own writes to a frame's slots from other goroutines (a
+	// closure restores its node's slot when it returns: getFunc) hold the
+	// frame's mutex; so does this, so that they are ordered.
+	interp.frame.mutex.Lock()
+	defer interp.frame.mutex.Unlock()
 	data := interp.frame.data
 	types := interp.universe.types
 	if interp.released == nil {
