@@ -75,9 +75,10 @@ func (interp *Interpreter) noteLazySlot(n *node) {
 
 // ReleaseUnreachable replaces every slot of the global frame that no code
 // can read again (see above) with a zero value, and returns how many slots
-// it replaced (each once: a released slot stays released). Call it between inputs, while no
-// interpreted goroutine runs top-level code (goroutines running function
-// bodies are safe: the slots they can reach are kept).
+// it replaced (each once: a released slot stays released). Call it
+// between inputs, while no interpreted goroutine runs top-level code
+// (goroutines running function bodies are safe: the slots they can reach
+// are kept).
 func (interp *Interpreter) ReleaseUnreachable() int {
 	interp.mutex.Lock()
 	defer interp.mutex.Unlock()
