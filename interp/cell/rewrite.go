@@ -265,6 +265,30 @@ func IsPrintCall(e ast.Expr) bool {
 	return false
 }
 
+// DeclNames lists the names one top-level declaration declares: a
+// function (not a method), types, variables and constants.
+func DeclNames(decl ast.Decl) []string {
+	var names []string
+	switch d := decl.(type) {
+	case *ast.FuncDecl:
+		if d.Recv == nil {
+			names = append(names, d.Name.Name)
+		}
+	case *ast.GenDecl:
+		for _, s := range d.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				names = append(names, s.Name.Name)
+			case *ast.ValueSpec:
+				for _, n := range s.Names {
+					names = append(names, n.Name)
+				}
+			}
+		}
+	}
+	return names
+}
+
 // Declared lists the names a chunk declares at top level (functions but
 // not methods, types, variables, constants, := statements) and the
 // packages it imports (name to path).
@@ -272,28 +296,19 @@ func Declared(p Parsed) (names []string, imports map[string]string) {
 	imports = map[string]string{}
 	if p.File != nil {
 		for _, d := range p.File.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil {
-					names = append(names, d.Name.Name)
-				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						names = append(names, s.Name.Name)
-					case *ast.ValueSpec:
-						for _, n := range s.Names {
-							names = append(names, n.Name)
-						}
-					case *ast.ImportSpec:
-						path, _ := strconv.Unquote(s.Path.Value)
-						name := path[strings.LastIndex(path, "/")+1:]
-						if s.Name != nil {
-							name = s.Name.Name
-						}
-						imports[name] = path
+			names = append(names, DeclNames(d)...)
+			g, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, s := range g.Specs {
+				if s, ok := s.(*ast.ImportSpec); ok {
+					path, _ := strconv.Unquote(s.Path.Value)
+					name := path[strings.LastIndex(path, "/")+1:]
+					if s.Name != nil {
+						name = s.Name.Name
 					}
+					imports[name] = path
 				}
 			}
 		}

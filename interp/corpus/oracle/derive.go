@@ -267,7 +267,7 @@ func (d *deriver) unit(cell int, text string, last bool) error {
 		f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+text, 0)
 		if err == nil {
 			for _, decl := range f.Decls {
-				for _, n := range declNames(decl) {
+				for _, n := range sessioncell.DeclNames(decl) {
 					if err := d.declare(n, cell); err != nil {
 						return err
 					}
@@ -346,26 +346,4 @@ func parseStmt(text string) (ast.Stmt, error) {
 		return nil, fmt.Errorf("%d statements in one unit", len(body))
 	}
 	return body[0], nil
-}
-
-func declNames(decl ast.Decl) []string {
-	var names []string
-	switch d := decl.(type) {
-	case *ast.FuncDecl:
-		if d.Recv == nil {
-			names = append(names, d.Name.Name)
-		}
-	case *ast.GenDecl:
-		for _, s := range d.Specs {
-			switch s := s.(type) {
-			case *ast.TypeSpec:
-				names = append(names, s.Name.Name)
-			case *ast.ValueSpec:
-				for _, n := range s.Names {
-					names = append(names, n.Name)
-				}
-			}
-		}
-	}
-	return names
 }
