@@ -43,7 +43,14 @@ func (o *Object) MIMEBundle() map[string]any {
 
 // String is what a terminal shows.
 func (o *Object) String() string {
-	o.once.Do(func() { o.txt = o.text() })
+	o.once.Do(func() {
+		// A zero Object (new(Object)) has no text: it shows as nothing, the
+		// same every time (a panic inside once.Do would leave "" for the next
+		// caller and a panic for the first).
+		if o.text != nil {
+			o.txt = o.text()
+		}
+	})
 	return o.txt
 }
 
