@@ -74,6 +74,20 @@ func chain(n int) fn1 {
 	}
 }
 
+func tanh33(x *emily.Tensor) *emily.Tensor {
+	for i := 0; i < 33; i++ {
+		x = emily.Tanh(emily.Add(emily.Mul(x, emily.Scalar(0.9)), emily.Scalar(0.1)))
+	}
+	return x
+}
+
+func mathmix(x *emily.Tensor) *emily.Tensor {
+	for i := 0; i < 4; i++ {
+		x = emily.Sigmoid(emily.Log1p(emily.Exp(emily.Neg(emily.Mul(x, x)))))
+	}
+	return x
+}
+
 func softmax(x *emily.Tensor) *emily.Tensor {
 	e := emily.Exp(emily.Sub(x, emily.MaxKeepDims(x, 1)))
 	return emily.Div(e, emily.SumKeepDims(e, 1))
@@ -172,6 +186,22 @@ func workloads(dev string) []workload {
 		cases["eager"] = func() { evalFree(f(x)) }
 		cases["scoped"] = func() { evalFree(emily.Scoped(func() *emily.Tensor { return f(x) })) }
 		ws = append(ws, workload{fmt.Sprintf("chain:%d", n), fmt.Sprintf("100-op chain, %d f32", n), cases})
+	}
+	// Chains of transcendental ops (issue 25: 33 × tanh(x·a+b) fused on the
+	// CPU took 28× NumPy's time, each element calling libm).
+	tx := normal(1, 1<<20)
+	for _, m := range []struct {
+		id, name string
+		f        fn1
+	}{
+		{"tanh33:1048576", "33 × tanh(0.9x+0.1), 1M f32", tanh33},
+		{"mathmix:1048576", "4 × sigmoid(log1p(exp(-x²))), 1M f32", mathmix},
+		{"gelu:1048576", "GELU (erf), 1M f32", emily.Gelu},
+	} {
+		f := m.f
+		cases := lanes(f, tx)
+		cases["eager"] = func() { evalFree(f(tx)) }
+		ws = append(ws, workload{m.id, m.name, cases})
 	}
 	mm := []string{"matmul:1024", "matmul:4096", "matmul_bf16:1024"}
 	if *big == "yes" || (*big == "auto" && dev == "gpu") {
