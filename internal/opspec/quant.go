@@ -14,8 +14,8 @@ package opspec
 
 var quantFloats = DTypeSet{"float32", "float16", "bfloat16"}
 
-const quantHint = "bits must be 2, 3, 4, 6 or 8 and groupSize 32, 64 or 128; w's last dimension K must divide by groupSize; " +
-	"wq is uint32 (…, K·bits/32) and scales, biases (…, K/groupSize), as Quantize returns them"
+const quantHint = "pass wq, scales and biases as Quantize returns them, with the groupSize (32, 64 or 128) and bits (2, 3, 4, 6 or 8) " +
+	"they were quantized with; x's last axis is K"
 
 var quantAttrs = []Attr{{Name: "groupSize", Kind: Int}, {Name: "bits", Kind: Int}}
 
