@@ -3451,7 +3451,9 @@ func opMaskedScatter(x, mask, values *Tensor) *Tensor {
 // axes[i], every other axis whole. The start is a tensor, so inside Jit one
 // program serves every position. A start out of range is clamped so that
 // the block stays inside x (0 ≤ start ≤ dim - size, as XLA's
-// dynamic_slice): MLX itself does not check it.
+// dynamic_slice): MLX itself does not check it (MLX 0.32: a start of 8 for
+// 3 elements of 10 read past the end, a start of -2 was a segmentation
+// fault).
 //
 // NumPy: dynamic_slice_ref(x, start, axes, sizes). MLX: mx.slice.
 func DynamicSlice(x, start *Tensor, axes []int, sizes []int) *Tensor {

@@ -148,7 +148,7 @@ var indexOps = []Op{
 		Doc: "is the block of x that starts at start (an integer tensor: a scalar or one entry per axis in axes) and has sizes[i] elements " +
 			"along axes[i], every other axis whole. The start is a tensor, so inside Jit one program serves every position. " +
 			"A start out of range is clamped so that the block stays inside x (0 ≤ start ≤ dim - size, as XLA's dynamic_slice): " +
-			"MLX itself does not check it.",
+			"MLX itself does not check it (MLX 0.32: a start of 8 for 3 elements of 10 read past the end, a start of -2 was a segmentation fault).",
 		Hint: "start is an integer scalar or vector with one entry per axis in axes; sizes has one entry per axis, each at most that axis' size",
 		Samples: []Sample{
 			{Shapes: shapes([]int{8}, []int{1}), Attrs: map[string]any{"axes": []int{0}, "sizes": []int{3}}},
