@@ -3969,8 +3969,9 @@ func Dequantize(wq, scales, biases *Tensor, groupSize int, bits int) *Tensor {
 // QuantizedMatmul is x · Dequantize(wq, scales, biases, groupSize,
 // bits)ᵀ (transpose, w (N, K) as nn.Linear stores it) or x ·
 // Dequantize(…) (w (K, N)) without materializing the dequantized matrix:
-// MLX's quantized kernels. x is (…, M, K) in the scales' dtype; batch
-// axes broadcast.
+// MLX's quantized kernels. x is (…, M, K), float; the result has x's and
+// the scales' promoted dtype (float32 x with float16 scales, as LoadGGUF
+// gives them, computes in float32); batch axes broadcast.
 //
 // NumPy: qmm_ref(x, wq, scales, biases, transpose, groupSize, bits). MLX:
 // mx.quantized_matmul.

@@ -97,6 +97,7 @@ func TestQuantErrors(t *testing.T) {
 		{"wrong bits for the shapes", func() { emily.Dequantize(wq, scales, biases, 32, 8) }, []string{"wq [2 8]", "bits=8", "[2 1]", "got [2 2]", "quantized with"}},
 		{"wrong group for the shapes", func() { emily.Dequantize(wq, scales, biases, 64, 4) }, []string{"groupSize=64", "[2 1]"}},
 		{"float wq", func() { emily.Dequantize(emily.Zeros(2, 8), scales, biases, 32, 4) }, []string{"wq is float32", "uint32"}},
+		{"biases' dtype", func() { emily.Dequantize(wq, scales, emily.Astype(biases, emily.Float16), 32, 4) }, []string{"scales are float32 and biases float16", "share one dtype"}},
 		{"biases' shape", func() { emily.Dequantize(wq, scales, emily.Zeros(2, 1), 32, 4) }, []string{"scales [2 2] and biases [2 1]"}},
 		{"inner dimension", func() { emily.QuantizedMatmul(emily.Zeros(3, 32), wq, scales, biases, true, 32, 4) }, []string{"x [3 32]", "needs 64"}},
 		{"untransposed inner", func() { emily.QuantizedMatmul(x, wq, scales, biases, false, 32, 4) }, []string{"K×N = 2×64", "needs 2"}},
@@ -179,6 +180,15 @@ func TestGGUFQuantizedWeights(t *testing.T) {
 	want32 := emily.Matmul(x32, emily.Transpose(emily.Dequantize(wq, s32, b32, 32, 4)))
 	if d := maxAbsDiff(t, got32, want32); d > 1e-4*math.Max(scale, 1) {
 		t.Errorf("float32: QuantizedMatmul differs from Dequantize+Matmul by %v", d)
+	}
+	// float32 x with the GGUF's float16 scales: MLX promotes, computing in
+	// float32 (what a float32 model does with its weights as loaded).
+	mixed := emily.QuantizedMatmul(x32, wq, scales, biases, true, 32, 4)
+	if mixed.DType() != emily.Float32 {
+		t.Errorf("float32 x, float16 scales: result %v, want float32", mixed.DType())
+	}
+	if d := maxAbsDiff(t, mixed, want32); d > 1e-4*math.Max(scale, 1) {
+		t.Errorf("float32 x, float16 scales: differs from Dequantize+Matmul in float32 by %v", d)
 	}
 	// The embedding: a row of Dequantize is the row's lookup.
 	e := ws["token_embd.weight"]

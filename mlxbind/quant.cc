@@ -58,7 +58,7 @@ int check_packed(const char* op, const mx::array& wq, const mx::array& scales, c
   }
   if (!is_float(scales) || scales.dtype() != biases.dtype()) {
     fail(op, "scales are " + dtype_str(scales) + " and biases " + dtype_str(biases) +
-                 "; both must be one of float32, float16, bfloat16 (Astype them)");
+                 "; they must share one dtype, float32, float16 or bfloat16 (Astype one to the other's)");
   }
   if (scales.shape() != biases.shape()) {
     fail(op, "scales " + shape_str(scales) + " and biases " + shape_str(biases) + " must have the same shape");

@@ -100,8 +100,8 @@ var quantOps = []Op{
 		OperandDTypes:  map[string]string{"wq": "uint32"},
 		OperandDomains: map[string]Domain{"wq": Bits},
 		Doc: "is x · Dequantize(wq, scales, biases, groupSize, bits)ᵀ (transpose, w (N, K) as nn.Linear stores it) or x · Dequantize(…) " +
-			"(w (K, N)) without materializing the dequantized matrix: MLX's quantized kernels. x is (…, M, K) in the scales' dtype; " +
-			"batch axes broadcast.",
+			"(w (K, N)) without materializing the dequantized matrix: MLX's quantized kernels. x is (…, M, K), float; " +
+			"the result has x's and the scales' promoted dtype (float32 x with float16 scales, as LoadGGUF gives them, computes in float32); batch axes broadcast.",
 		Samples: []Sample{
 			qmmSample([]int{3, 64}, 5, true, 32, 4),
 			qmmSample([]int{2, 64}, 3, true, 64, 2),
