@@ -86,8 +86,9 @@ const (
 	// last two flattened (GatherQMM's lhsIndices and rhsIndices).
 	BatchOfFirst
 	BatchOfSecond
-	// Position: a small non-negative integer (a RoPE position offset, a
-	// slice start), in range and out of it.
+	// Position: small integers from -3 to 8 (a RoPE position offset, a
+	// dynamic slice's start), in range and out of it: the dynamic slices
+	// clamp their starts, and the NumPy references say how.
 	Position
 )
 
