@@ -111,6 +111,8 @@ var quantOps = []Op{
 			qmmSample([]int{3, 4}, 64, false, 32, 4),
 			qmmSample([]int{2, 3}, 128, false, 128, 3),
 			qmmSample([]int{2, 5}, 64, false, 64, 8),
+			qmmSample([]int{2, 3}, 64, false, 32, 6),
+			qmmSample([]int{1, 2}, 128, false, 64, 2),
 		}},
 	noGrad(Op{Name: "GatherQMM", IR: "gather_qmm", Inputs: []string{"x", "wq", "scales", "biases", "lhsIndices", "rhsIndices"}, Attrs: qmmAttrs,
 		Cpp: "gather_qmm_affine(x, wq, scales, biases, lhsIndices, rhsIndices, transpose, groupSize, bits, s)", MLX: "mx.gather_qmm",
