@@ -205,3 +205,43 @@ func TestAsyncEval(t *testing.T) {
 		t.Errorf("AsyncEval(nil): %v", e)
 	}
 }
+
+// TestQuantizedDecodeStepTracesOnce: a decode step as models/llama builds
+// it, quantized weights captured as constants, the position a tensor
+// (QuantizedMatmul, RoPEAt, DynamicSetSlice, masked attention), equals the
+// same step run eagerly at every position, and traces once per lane.
+func TestQuantizedDecodeStepTracesOnce(t *testing.T) {
+	const d, capacity = 64, 5
+	wq, ws, wb := emily.Quantize(emily.Uniform(emily.Key(31), -0.2, 0.2, d, d), 32, 4)
+	step := func(x, cache, p *emily.Tensor) (*emily.Tensor, *emily.Tensor) {
+		k := emily.QuantizedMatmul(x, wq, ws, wb, true, 32, 4) // (1, 1, 1, d)
+		k = emily.RoPEAt(k, d, false, 10000, 1, p)
+		cache = emily.DynamicSetSlice(cache, k, p, []int{2})
+		// Keys at positions <= p take part.
+		mask := emily.LessEqual(emily.ArangeOf(emily.Int32, 0, capacity, 1), p)
+		out := emily.ScaledDotProductAttentionMasked(k, cache, cache, mask, 0.125)
+		return out, cache
+	}
+	for _, lane := range decodeLanes {
+		j, err := emily.Compile(step, lane.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache, eagerCache := emily.Zeros(1, 1, capacity, d), emily.Zeros(1, 1, capacity, d)
+		for p := 0; p < capacity; p++ {
+			x := emily.Uniform(emily.Key(40+p), -1, 1, 1, 1, 1, d)
+			r, err := j.Call(x, cache, pos(p))
+			if err != nil {
+				t.Fatalf("%s: position %d: %v", lane.name, p, err)
+			}
+			want, wantCache := step(x, eagerCache, pos(p))
+			if dd := maxAbsDiff(t, r[0], want); dd > 1e-5 {
+				t.Errorf("%s: position %d: output differs from eager by %v", lane.name, p, dd)
+			}
+			cache, eagerCache = r[1], wantCache
+		}
+		if s := j.Stats(); s.Traces != 1 {
+			t.Errorf("%s: %d traces for %d positions, want 1", lane.name, s.Traces, capacity)
+		}
+	}
+}
