@@ -35,6 +35,12 @@ func WithFuse(fuse bool) Option { return compiler.WithFuse(fuse) }
 // device=…`) call by call: the device is part of the cache key.
 func WithDevice(device string) Option { return compiler.WithDevice(device) }
 
+// WithAsync makes a call return as soon as its work is queued (MLX's
+// async_eval), before the results are computed; reading a result (or Eval)
+// waits for it. A loop that feeds each call's result into the next, such
+// as a decode loop, then builds call n+1 while call n computes.
+func WithAsync(async bool) Option { return compiler.WithAsync(async) }
+
 // WithFallback says what happens when the function uses something the
 // native IR cannot express (a Hook, for one): "eval" (default: run it in
 // the evaluator lane and report a fallback event once) or "raise" (return

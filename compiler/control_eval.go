@@ -49,7 +49,7 @@ func evalControl(n *ir.Node, s mlxbind.Stream, operands []*mlxbind.Array, dbg *d
 		if v {
 			b = then
 		}
-		outs, err := evaluate(b.Graph, s, inputs(b, operands[1:1+b.NArgs]), dbg)
+		outs, err := evaluate(b.Graph, s, inputs(b, operands[1:1+b.NArgs]), dbg, false)
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +73,7 @@ func evalControl(n *ir.Node, s mlxbind.Stream, operands []*mlxbind.Array, dbg *d
 				release(nil)
 				return nil, fmt.Errorf("%w: the while loop stopped after %d iterations", mlxbind.ErrInterrupted, iter)
 			}
-			p, err := evaluate(cond.Graph, s, inputs(cond, state), dbg)
+			p, err := evaluate(cond.Graph, s, inputs(cond, state), dbg, false)
 			if err != nil {
 				release(nil)
 				return nil, err
@@ -89,7 +89,7 @@ func evalControl(n *ir.Node, s mlxbind.Stream, operands []*mlxbind.Array, dbg *d
 			if !v {
 				break
 			}
-			next, err := evaluate(body.Graph, s, inputs(body, state), dbg)
+			next, err := evaluate(body.Graph, s, inputs(body, state), dbg, false)
 			if err != nil {
 				release(nil)
 				return nil, err

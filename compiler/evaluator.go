@@ -22,7 +22,7 @@ import (
 //
 // With dbg, each node is evaluated as soon as it is built and a line says
 // what it was and how long it took.
-func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array, dbg *debugger) ([]*mlxbind.Array, error) {
+func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array, dbg *debugger, async bool) ([]*mlxbind.Array, error) {
 	sched := g.Schedule()
 	consumers := make(map[int]int, len(sched))
 	for _, n := range sched {
@@ -137,7 +137,11 @@ func evaluate(g *ir.Graph, s mlxbind.Stream, inputs []*mlxbind.Array, dbg *debug
 	for i, o := range g.Outputs {
 		outs[i] = vals[o.ID]
 	}
-	if err := mlxbind.Eval(outs...); err != nil {
+	eval := mlxbind.Eval
+	if async {
+		eval = mlxbind.AsyncEval
+	}
+	if err := eval(outs...); err != nil {
 		return nil, fmt.Errorf("evaluator: %w", err)
 	}
 	return outs, nil

@@ -118,6 +118,7 @@ type settings struct {
 	fallback string
 	debug    bool
 	debugOut io.Writer
+	async    bool
 	maxConc  int
 	cacheMax int
 }
@@ -155,6 +156,7 @@ func (f *Function) settings() (st settings, err error) {
 	}
 	st.debug = o.Debug != nil && *o.Debug
 	st.debugOut = o.DebugOut
+	st.async = o.Async != nil && *o.Async
 	st.maxConc = max(o.MaxConcurrency, 1)
 	st.cacheMax = o.CacheSize
 	if st.cacheMax == 0 {
@@ -233,7 +235,7 @@ func (f *Function) CallOn(s *mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 		} else {
 			f.nativeCalls.Add(1)
 		}
-		outs, err = e.native.Run(stream, inputs, e.lane == LaneFuse)
+		outs, err = e.native.RunWith(stream, inputs, e.lane == LaneFuse, st.async)
 		if err != nil {
 			err = fmt.Errorf("%s: %w", f.name, err)
 		}
@@ -246,7 +248,7 @@ func (f *Function) CallOn(s *mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 		if st.debug {
 			dbg = newDebugger(f.name, st.debugOut)
 		}
-		outs, err = evaluate(e.graph, stream, inputs, dbg)
+		outs, err = evaluate(e.graph, stream, inputs, dbg, st.async && dbg == nil)
 	}
 	if err == nil && listening {
 		emit(Event{Kind: EventRun, Function: f.name, Source: f, Signature: e.key, Lane: e.lane,

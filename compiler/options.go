@@ -47,6 +47,7 @@ type Options struct {
 	DebugOut       io.Writer       // where Debug prints; unset: os.Stderr
 	CacheSize      int             // traced entries kept; unset: DefaultCacheSize
 	Stream         *mlxbind.Stream // run every call on this stream (its device wins over Device)
+	Async          *bool           // return before the results are computed (MLX's async_eval); unset: false
 }
 
 // Option sets one field of Options.
@@ -60,6 +61,12 @@ func WithNative(b bool) Option { return func(o *Options) { o.Native = &b } }
 
 // WithFuse replays under mlx::core::compile, fusing elementwise runs.
 func WithFuse(b bool) Option { return func(o *Options) { o.Fuse = &b } }
+
+// WithAsync makes a call return as soon as its work is queued (MLX's
+// async_eval), before the results are computed: reading a result waits for
+// it. A loop that feeds one call's result to the next (a decode loop) then
+// builds call n+1 while call n computes.
+func WithAsync(b bool) Option { return func(o *Options) { o.Async = &b } }
 
 // WithFallback picks FallbackEval or FallbackRaise.
 func WithFallback(f string) Option { return func(o *Options) { o.Fallback = f } }
@@ -143,6 +150,9 @@ func (o Options) over(over *Options) Options {
 	}
 	if over.CacheSize != 0 {
 		o.CacheSize = over.CacheSize
+	}
+	if over.Async != nil {
+		o.Async = over.Async
 	}
 	if over.Stream != nil {
 		o.Stream = over.Stream

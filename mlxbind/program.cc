@@ -566,8 +566,9 @@ void emily_program_free(emily_program p) {
 }
 
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
-                      emily_array* outs, int stream, int fuse,
+                      emily_array* outs, int stream, int flags,
                       size_t* active_memory, char** err) {
+  const int fuse = flags & EMILY_RUN_FUSE;
   return emily::guarded(err, [&] {
     if (n_inputs != p->n_inputs) {
       throw std::invalid_argument("program takes " + std::to_string(p->n_inputs) +
@@ -587,7 +588,14 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
       emily::FusingScope scope(fuse != 0);
       result = p->build(in, s);
     }
-    mx::eval(result);
+    // Async: queue the evaluation and return, so that the caller builds
+    // its next call while this one computes (a decode loop issues step
+    // n+1 before it reads token n); reading a result waits for it.
+    if (flags & EMILY_RUN_ASYNC) {
+      mx::async_eval(result);
+    } else {
+      mx::eval(result);
+    }
     for (size_t i = 0; i < result.size(); ++i) outs[i] = emily::wrap(std::move(result[i]));
     *active_memory = mx::get_active_memory();
   });

@@ -71,6 +71,13 @@ func (p *Program) Free() {
 // Run replays the program on inputs on stream s and evaluates its outputs,
 // in one cgo call. With fuse, the replay runs under mlx::core::compile.
 func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
+	return p.RunWith(s, inputs, fuse, false)
+}
+
+// RunWith is Run, and with async it queues the evaluation (MLX's
+// async_eval) and returns at once: reading a result, or evaluating it,
+// waits for it.
+func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array, error) {
 	if p.freed.Load() {
 		return nil, fmt.Errorf("mlxbind: program was freed")
 	}
@@ -84,7 +91,10 @@ func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
 	var msg *C.char
 	f := C.int(0)
 	if fuse {
-		f = 1
+		f |= C.EMILY_RUN_FUSE
+	}
+	if async {
+		f |= C.EMILY_RUN_ASYNC
 	}
 	var active C.size_t
 	status := C.emily_program_run(h, first, C.int(len(hs)), &outs[0], s.index, f, &active, &msg)

@@ -117,8 +117,12 @@ void emily_program_free(emily_program p);
  * set, the replay runs under mlx::core::compile. outs has n_outputs slots.
  * *active_memory gets MLX's active memory afterwards (for the Go side's GC
  * pressure check, without another locked call). */
+/* emily_program_run's flags: replay under mx::compile, and queue the
+ * evaluation (mx::async_eval) instead of waiting for it. */
+#define EMILY_RUN_FUSE 1
+#define EMILY_RUN_ASYNC 2
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
-                      emily_array* outs, int stream, int fuse,
+                      emily_array* outs, int stream, int flags,
                       size_t* active_memory, char** err);
 /* Builds p's outputs on inputs lazily, without evaluating them: the
  * evaluator lane and eager autodiff run region instructions this way, and
