@@ -43,6 +43,9 @@ type Options struct {
 	// StopTokens end the generation (the token is emitted); the
 	// metadata's end-of-generation ids always do.
 	StopTokens []int
+	// IgnoreEOG keeps going past the end-of-generation ids (llama.cpp's
+	// --ignore-eos): for benchmarks and references of a fixed length.
+	IgnoreEOG bool
 	// Lane is the jit lane of the step.
 	Lane Lane
 	// PrefillChunk is the most prompt tokens one step takes (default 512).
@@ -209,9 +212,9 @@ func chunkLen(n, pos, limit int) int {
 //
 // The loop is pipelined: the step for token n+1 is issued, on token n's
 // device tensor, before token n is read back and emitted.
-func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func(Token) error) (Result, error) {
+func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func(Token) error) (res Result, err error) {
 	c := m.cfg
-	res := Result{PromptTokens: len(prompt)}
+	res.PromptTokens = len(prompt)
 	if len(prompt) == 0 {
 		return res, errors.New("llama.Generate: empty prompt (fix: pass at least one token, e.g. the BOS id)")
 	}
@@ -256,7 +259,6 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 		for len(ids) < t {
 			ids = append(ids, 0) // padding: written past the prompt, masked, overwritten later
 		}
-		var err error
 		if st, err = s.run(emily.FromSlice(ids, 1, t), pos, n-1); err != nil {
 			return res, err
 		}
@@ -276,7 +278,6 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 				res.Reason = "cancelled"
 				return res, err
 			}
-			var err error
 			if st, err = s.run(cur.next, pos, 0); err != nil {
 				return res, err
 			}
@@ -293,7 +294,7 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 			return res, err
 		}
 		switch {
-		case slices.Contains(c.EOG, tok.ID) || slices.Contains(o.StopTokens, tok.ID):
+		case !o.IgnoreEOG && slices.Contains(c.EOG, tok.ID) || slices.Contains(o.StopTokens, tok.ID):
 			res.Reason = "eog"
 			return res, nil
 		case !more && maxTokens == c.ContextLength-len(prompt) && (o.MaxTokens <= 0 || o.MaxTokens > maxTokens):
