@@ -40,9 +40,12 @@
 // meaningful; Distribution gives the processed one.
 //
 // Settings are fixed per Sampler: each stage that is off costs nothing in
-// the traced program. Inside, the stage parameters (temperature, p, min-p,
-// penalties) are applied as tensors that broadcast over the batch, so a
-// later per-row variant (issue 21) only has to pass them as [B, 1] inputs.
+// the traced program (no sort without top-p or a per-row top-k; top-k
+// alone uses emily.TopK). Inside, the stage parameters are tensors that
+// broadcast over the batch: Step makes them constants from the Settings,
+// and StepRows takes them as [B] tensors (Rows), one value per row, so a
+// batch of requests with different temperatures, top-k, top-p, min-p or
+// penalties runs one traced program whatever the values (issue 21).
 package sample
 
 import (
@@ -203,12 +206,41 @@ func (sm *Sampler) check(op string, logits, counts *emily.Tensor) {
 	}
 }
 
-// processed returns the biased, penalized logits (float32 [B, V]).
-func (sm *Sampler) processed(logits, counts *emily.Tensor) *emily.Tensor {
-	x := logits
-	if x.DType() != emily.Float32 {
-		x = x.Astype(emily.Float32)
+// params holds the stage parameters as tensors that broadcast against
+// [B, V]: scalars made from the Settings (Step), or [B, 1] columns, one
+// value per row (StepRows). nil: the Settings' value, as a constant.
+type params struct {
+	temp, topK, topP, minP, rep, pres, freq *emily.Tensor
+	rowGreedy                               bool // temp may hold zeros: those rows take the argmax
+}
+
+func (sm *Sampler) scalars() params {
+	s := sm.s
+	p := params{}
+	if !s.Greedy() && s.Temperature != 1 {
+		p.temp = emily.Scalar(s.Temperature)
 	}
+	if s.topP() {
+		p.topP = emily.Scalar(s.TopP)
+	}
+	if s.MinP > 0 {
+		p.minP = emily.Scalar(math.Log(s.MinP))
+	}
+	if s.repetition() {
+		p.rep = emily.Scalar(s.RepetitionPenalty)
+	}
+	if s.PresencePenalty != 0 {
+		p.pres = emily.Scalar(s.PresencePenalty)
+	}
+	if s.FrequencyPenalty != 0 {
+		p.freq = emily.Scalar(s.FrequencyPenalty)
+	}
+	return p
+}
+
+// processed returns the biased, penalized logits (float32 [B, V]).
+func (sm *Sampler) processed(logits, counts *emily.Tensor, p params) *emily.Tensor {
+	x := logitsF32(logits)
 	if sm.bias != nil {
 		x = emily.Add(x, sm.bias)
 	}
@@ -220,23 +252,22 @@ func (sm *Sampler) processed(logits, counts *emily.Tensor) *emily.Tensor {
 		c = c.Astype(emily.Float32)
 	}
 	seen := emily.Greater(c, 0)
-	if sm.s.repetition() {
-		r := emily.Scalar(sm.s.RepetitionPenalty)
-		pen := emily.Where(emily.Greater(x, 0), emily.Div(x, r), emily.Mul(x, r))
+	if p.rep != nil {
+		pen := emily.Where(emily.Greater(x, 0), emily.Div(x, p.rep), emily.Mul(x, p.rep))
 		x = emily.Where(seen, pen, x)
 	}
-	if a := sm.s.PresencePenalty; a != 0 {
-		x = emily.Sub(x, emily.Mul(seen.Astype(emily.Float32), emily.Scalar(a)))
+	if p.pres != nil {
+		x = emily.Sub(x, emily.Mul(seen.Astype(emily.Float32), p.pres))
 	}
-	if f := sm.s.FrequencyPenalty; f != 0 {
-		x = emily.Sub(x, emily.Mul(c, emily.Scalar(f)))
+	if p.freq != nil {
+		x = emily.Sub(x, emily.Mul(c, p.freq))
 	}
 	return x
 }
 
 // keep returns the mask (bool [B, V]) of the tokens that top-k, top-p and
 // min-p keep from the processed logits x, or nil when every filter is off.
-func (sm *Sampler) keep(x *emily.Tensor) *emily.Tensor {
+func (sm *Sampler) keep(x *emily.Tensor, p params) *emily.Tensor {
 	s := sm.s
 	var mask *emily.Tensor
 	and := func(m *emily.Tensor) {
@@ -246,30 +277,44 @@ func (sm *Sampler) keep(x *emily.Tensor) *emily.Tensor {
 			mask = emily.LogicalAnd(mask, m)
 		}
 	}
-	if s.topP() {
+	negInf := math.Inf(-1)
+	switch {
+	case p.topP != nil || p.topK != nil:
 		// One descending sort serves top-k and top-p: the k-th largest
 		// logit is sorted[k-1], and top-p's cut is the logit of the last
 		// token of the shortest prefix (of the top-k survivors) whose
 		// mass reaches p.
 		sorted := emily.Neg(emily.Sort(emily.Neg(x), -1))
-		if s.TopK > 0 {
-			kth := sorted.Slice(emily.Colon, emily.R(s.TopK-1, s.TopK))
-			and(emily.GreaterEqual(x, kth))
-			sorted = emily.Where(emily.GreaterEqual(sorted, kth), sorted, math.Inf(-1))
+		var kth *emily.Tensor
+		switch {
+		case p.topK != nil: // per row; k ≤ 0 or ≥ V keeps every token
+			k := p.topK
+			idx := emily.Clip(emily.Sub(k, 1), 0, sm.vocab-1)
+			on := emily.LogicalAnd(emily.Greater(k, 0), emily.Less(k, sm.vocab))
+			kth = emily.Where(on, emily.TakeAlongAxis(sorted, idx, -1), negInf)
+		case s.TopK > 0:
+			kth = sorted.Slice(emily.Colon, emily.R(s.TopK-1, s.TopK))
 		}
-		probs := emily.Softmax(sorted, -1)
-		before := emily.CumsumWith(probs, -1, false, false) // mass before each token
-		inside := emily.Less(before, emily.Scalar(s.TopP))
-		n := emily.SumKeepDims(inside.Astype(emily.Int32), -1) // ≥ 1: before[0] = 0 < p
-		cut := emily.TakeAlongAxis(sorted, emily.Sub(n, 1), -1)
-		and(emily.GreaterEqual(x, cut))
-	} else if s.TopK > 0 {
+		if kth != nil {
+			and(emily.GreaterEqual(x, kth))
+			sorted = emily.Where(emily.GreaterEqual(sorted, kth), sorted, negInf)
+		}
+		if p.topP != nil {
+			probs := emily.Softmax(sorted, -1)
+			before := emily.CumsumWith(probs, -1, false, false) // mass before each token
+			inside := emily.Less(before, p.topP)
+			n := emily.SumKeepDims(inside.Astype(emily.Int32), -1) // ≥ 1: before[0] = 0 < p
+			cut := emily.TakeAlongAxis(sorted, emily.Sub(n, 1), -1)
+			// p ≥ 1 keeps every token, whatever the rounding of the sums.
+			and(emily.LogicalOr(emily.GreaterEqual(x, cut), emily.GreaterEqual(p.topP, 1)))
+		}
+	case s.TopK > 0:
 		// TopK's values come back ascending: the first is the k-th largest.
 		kth := emily.TopK(x, s.TopK, -1).Slice(emily.Colon, emily.R(0, 1))
 		and(emily.GreaterEqual(x, kth))
 	}
-	if s.MinP > 0 {
-		cut := emily.Add(emily.MaxKeepDims(x, -1), emily.Scalar(math.Log(s.MinP)))
+	if p.minP != nil { // log min-p; log 0 = -Inf keeps every token
+		cut := emily.Add(emily.MaxKeepDims(x, -1), p.minP)
 		and(emily.GreaterEqual(x, cut))
 	}
 	return mask
@@ -277,12 +322,16 @@ func (sm *Sampler) keep(x *emily.Tensor) *emily.Tensor {
 
 // tempered returns the logits the draw uses: the kept ones divided by the
 // temperature, -Inf elsewhere.
-func (sm *Sampler) tempered(x *emily.Tensor) *emily.Tensor {
-	if m := sm.keep(x); m != nil {
+func (sm *Sampler) tempered(x *emily.Tensor, p params) *emily.Tensor {
+	if m := sm.keep(x, p); m != nil {
 		x = emily.Where(m, x, math.Inf(-1))
 	}
-	if sm.s.Temperature != 1 {
-		x = emily.Div(x, emily.Scalar(sm.s.Temperature))
+	if p.temp != nil {
+		t := p.temp
+		if p.rowGreedy { // greedy rows take the argmax; keep their logits finite
+			t = emily.Where(emily.Equal(t, 0), 1, t)
+		}
+		x = emily.Div(x, t)
 	}
 	return x
 }
@@ -296,16 +345,24 @@ func (sm *Sampler) tempered(x *emily.Tensor) *emily.Tensor {
 // shapes panic with an *emily.Error.
 func (sm *Sampler) Step(logits, key, counts *emily.Tensor) (ids, logprobs *emily.Tensor) {
 	sm.check("Step", logits, counts)
-	x := sm.processed(logits, counts)
+	return sm.step("Step", logits, key, counts, sm.scalars())
+}
+
+func (sm *Sampler) step(op string, logits, key, counts *emily.Tensor, p params) (ids, logprobs *emily.Tensor) {
+	x := sm.processed(logits, counts, p)
 	var pick *emily.Tensor
 	if sm.s.Greedy() {
 		pick = emily.Argmax(x, -1)
 	} else {
 		if key == nil {
-			panic(&emily.Error{Op: "sample.Step", Err: fmt.Errorf("key is nil (Temperature %v)", sm.s.Temperature),
+			panic(&emily.Error{Op: "sample." + op, Err: fmt.Errorf("key is nil (Temperature %v)", sm.s.Temperature),
 				Hint: "pass a key: Settings.Key() for the first step, Split for each next one"})
 		}
-		pick = emily.Categorical(key, sm.tempered(x), -1)
+		pick = emily.Categorical(key, sm.tempered(x, p), -1)
+		if p.rowGreedy {
+			greedy := emily.Equal(p.temp, 0).Reshape(-1)
+			pick = emily.Where(greedy, emily.Argmax(x, -1), pick)
+		}
 	}
 	ids = pick.Astype(emily.Int32)
 	lp := emily.LogSoftmax(logitsF32(logits), -1)
@@ -319,13 +376,24 @@ func (sm *Sampler) Step(logits, key, counts *emily.Tensor) (ids, logprobs *emily
 // the argmax (0 there, -Inf elsewhere).
 func (sm *Sampler) Distribution(logits, counts *emily.Tensor) *emily.Tensor {
 	sm.check("Distribution", logits, counts)
-	x := sm.processed(logits, counts)
-	if sm.s.Greedy() {
+	return sm.distribution(logits, counts, sm.scalars())
+}
+
+func (sm *Sampler) distribution(logits, counts *emily.Tensor, p params) *emily.Tensor {
+	x := sm.processed(logits, counts, p)
+	point := func() *emily.Tensor {
 		am := emily.ArgmaxKeepDims(x, -1).Astype(emily.Int32)
 		hit := emily.Equal(emily.Arange(sm.vocab).Reshape(1, sm.vocab), am)
 		return emily.Where(hit, emily.Scalar(0), math.Inf(-1))
 	}
-	return emily.LogSoftmax(sm.tempered(x), -1)
+	if sm.s.Greedy() {
+		return point()
+	}
+	d := emily.LogSoftmax(sm.tempered(x, p), -1)
+	if p.rowGreedy {
+		d = emily.Where(emily.Equal(p.temp, 0), point(), d)
+	}
+	return d
 }
 
 func logitsF32(x *emily.Tensor) *emily.Tensor {

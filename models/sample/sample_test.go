@@ -446,3 +446,12 @@ func emilyError(f func()) (err error) {
 	f()
 	return nil
 }
+
+func contains(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
