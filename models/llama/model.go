@@ -1,0 +1,235 @@
+// Package llama is a Llama-family decoder (Llama 2 and 3, TinyLlama,
+// SmolLM2, Qwen2) read from a GGUF file, written with the public emily
+// API: the architecture comes from the GGUF metadata (head counts,
+// grouped-query attention, RoPE base and scaling, norm epsilon, tied or
+// separate output head), the weights bind to Go structs by their GGUF
+// names (float, or the Q4_0/Q4_1/Q8_0 affine triples emily.LoadGGUF
+// returns), and generation runs a jitted decode step over a KV cache of
+// fixed capacity per bucket.
+//
+//	m, _ := llama.Load(llama.DefaultPath()) // SmolLM2-135M-Instruct from `make llm`
+//	m.Generate(ctx, prompt, llama.Options{MaxTokens: 32}, func(t llama.Token) error {
+//		fmt.Println(t.ID)
+//		return nil
+//	})
+package llama
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/emily-go/emily"
+)
+
+// Model is a loaded decoder. Generate is safe for concurrent use; calls
+// run one at a time.
+type Model struct {
+	cfg  Config
+	meta map[string]any
+	w    *weights
+
+	embed   *emily.Tensor // (vocab, hidden) float32
+	headT   *emily.Tensor // (hidden, vocab) float32
+	invFreq *emily.Tensor // (RopeDims/2) float32: base^(-2i/d)·scale / freq factor
+
+	mu    sync.Mutex // one generation at a time (the steps share the cache)
+	steps map[Lane]*emily.Jitted
+}
+
+// DefaultPath is the GGUF the tests and examples use: $EMILY_LLM when set,
+// else .deps/llm.gguf (SmolLM2-135M-Instruct, from `make llm`) in the
+// working directory or the nearest of its parents that has one.
+func DefaultPath() string {
+	if p := os.Getenv("EMILY_LLM"); p != "" {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return filepath.Join(".deps", "llm.gguf")
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, ".deps", "llm.gguf")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join(wd, ".deps", "llm.gguf")
+		}
+	}
+}
+
+// Load reads a GGUF file (emily.LoadGGUF, MLX's reader) and binds it.
+func Load(path string) (*Model, error) {
+	var (
+		tensors map[string]*emily.Tensor
+		meta    map[string]any
+	)
+	if err := emily.Try(func() { tensors, meta = emily.LoadGGUF(path) }); err != nil {
+		return nil, fmt.Errorf("llama.Load %s: %w (fix: run `make llm`, or set EMILY_LLM to a GGUF file)", path, err)
+	}
+	m, err := FromGGUF(tensors, meta)
+	if err != nil {
+		return nil, fmt.Errorf("llama.Load %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// FromGGUF builds a model from tensors and metadata as emily.LoadGGUF
+// returns them.
+func FromGGUF(tensors map[string]*emily.Tensor, meta map[string]any) (*Model, error) {
+	c, err := configFrom(meta)
+	if err != nil {
+		return nil, err
+	}
+	if c.VocabSize == 0 {
+		e, ok := tensors["token_embd.weight"]
+		if !ok || len(e.Shape()) != 2 {
+			return nil, fmt.Errorf("no %s.vocab_size and no 2-d token_embd.weight", c.Arch)
+		}
+		c.VocabSize = e.Shape()[0]
+	}
+	w, err := bindWeights(c, tensors)
+	if err != nil {
+		return nil, err
+	}
+	c.TiedEmbeddings = w.Output == nil
+	c.RopeFreqFactors = w.RopeFreqs != nil
+	m := &Model{cfg: c, meta: meta, w: w, steps: map[Lane]*emily.Jitted{}}
+	if err := emily.Try(m.prepare); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Config returns the architecture read from the metadata.
+func (m *Model) Config() Config { return m.cfg }
+
+// Metadata returns the GGUF metadata (tokenizer, chat template, …).
+func (m *Model) Metadata() map[string]any { return m.meta }
+
+// prepare converts the weights to the float32 forms the step multiplies
+// by, once: Wᵀ of each linear, the embedding table and the head.
+func (m *Model) prepare() {
+	c, w := m.cfg, m.w
+	f32 := func(t *emily.Tensor) *emily.Tensor { return emily.Astype(t, emily.Float32).Eval() }
+	w.OutputNorm = f32(w.OutputNorm)
+	for i := range w.Blocks {
+		b := &w.Blocks[i]
+		b.AttnNorm, b.FFNNorm = f32(b.AttnNorm), f32(b.FFNNorm)
+		for _, l := range []*Linear{&b.Q, &b.K, &b.V, &b.O, &b.Gate, &b.Up, &b.Down} {
+			l.prepare()
+		}
+	}
+	m.embed = w.TokenEmbd.float().Eval()
+	if w.Output != nil {
+		m.headT = emily.Transpose(w.Output.float()).Eval()
+	} else {
+		m.headT = emily.Transpose(m.embed).Eval()
+	}
+	// θ_i = base^(-2i/d): llama.cpp's rope, positions times scale, each
+	// frequency divided by its rope_freqs factor when the file has them.
+	half := c.RopeDims / 2
+	inv := make([]float32, half)
+	var ff []float32
+	if w.RopeFreqs != nil {
+		ff = emily.Astype(w.RopeFreqs, emily.Float32).ToFloat32s()
+	}
+	for i := range inv {
+		f := math.Pow(c.RopeBase, -2*float64(i)/float64(c.RopeDims)) * c.RopeScale
+		if ff != nil {
+			f /= float64(ff[i])
+		}
+		inv[i] = float32(f)
+	}
+	m.invFreq = emily.FromSlice(inv, half)
+}
+
+// rope rotates the first RopeDims features of x (1, heads, T, headDim) at
+// positions pos (T) float32.
+func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
+	c := m.cfg
+	sh := x.Shape()
+	t, hd, d, half := sh[2], sh[3], c.RopeDims, c.RopeDims/2
+	ang := emily.Mul(emily.Reshape(pos, t, 1), emily.Reshape(m.invFreq, 1, half)) // (T, d/2)
+	cos, sin := emily.Cos(ang), emily.Sin(ang)
+	rot := x
+	var pass *emily.Tensor
+	if d < hd {
+		rot = emily.Slice(x, emily.Ellipsis, emily.R(0, d))
+		pass = emily.Slice(x, emily.Ellipsis, emily.R(d, hd))
+	}
+	var out *emily.Tensor
+	if c.RopeTraditional {
+		// Adjacent pairs (x0, x1), (x2, x3), …
+		p := emily.Reshape(rot, sh[0], sh[1], t, half, 2)
+		x0 := emily.Slice(p, emily.Ellipsis, 0)
+		x1 := emily.Slice(p, emily.Ellipsis, 1)
+		o0 := emily.Sub(emily.Mul(x0, cos), emily.Mul(x1, sin))
+		o1 := emily.Add(emily.Mul(x0, sin), emily.Mul(x1, cos))
+		out = emily.Reshape(emily.Stack([]*emily.Tensor{o0, o1}, -1), sh[0], sh[1], t, d)
+	} else {
+		// The two halves (x_i, x_{i+d/2}): NEOX.
+		x0 := emily.Slice(rot, emily.Ellipsis, emily.R(0, half))
+		x1 := emily.Slice(rot, emily.Ellipsis, emily.R(half, d))
+		o0 := emily.Sub(emily.Mul(x0, cos), emily.Mul(x1, sin))
+		o1 := emily.Add(emily.Mul(x0, sin), emily.Mul(x1, cos))
+		out = emily.Concatenate([]*emily.Tensor{o0, o1}, -1)
+	}
+	if pass != nil {
+		out = emily.Concatenate([]*emily.Tensor{out, pass}, -1)
+	}
+	return out
+}
+
+// step is the decoder on one chunk: tokens (1, T) int32 at positions
+// pos … pos+T-1 (pos a 0-d int32), with the caches kv[2i], kv[2i+1] (1,
+// KVHeads, C, HeadDim) float32 of layer i holding positions < pos. It
+// returns the logits (1, vocab) of the token at index last (0-d int32)
+// of the chunk, their argmax (1, 1) int32 and its log-probability (1),
+// and the caches with the
+// chunk's keys and values written at pos. Keys at positions past a
+// query's own are masked, so whatever the cache holds there (padding of
+// a chunk, a longer earlier generation) is never seen.
+func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logits, next, logprob *emily.Tensor, out []*emily.Tensor) {
+	c := m.cfg
+	t := tokens.Shape()[1]
+	capacity := kv[0].Shape()[2]
+	hd := c.HeadDim
+
+	ipos := emily.Add(pos, emily.Arange(t)) // (T) int32
+	fpos := emily.Astype(ipos, emily.Float32)
+	mask := emily.Reshape(emily.LessEqual(emily.Reshape(emily.Arange(capacity), 1, capacity), emily.Reshape(ipos, t, 1)), 1, 1, t, capacity)
+	at := emily.BroadcastTo(emily.Reshape(ipos, 1, 1, t, 1), 1, c.KVHeads, t, hd)
+	scale := 1 / math.Sqrt(float64(hd))
+
+	x := emily.Take(m.embed, tokens, 0) // (1, T, hidden)
+	heads := func(y *emily.Tensor, n int) *emily.Tensor {
+		return emily.Transpose(emily.Reshape(y, 1, t, n, hd), 0, 2, 1, 3)
+	}
+	out = make([]*emily.Tensor, len(kv))
+	for i := range m.w.Blocks {
+		b := &m.w.Blocks[i]
+		h := emily.RMSNorm(x, b.AttnNorm, c.NormEps)
+		q := m.rope(heads(b.Q.apply(h), c.Heads), fpos)
+		k := m.rope(heads(b.K.apply(h), c.KVHeads), fpos)
+		v := heads(b.V.apply(h), c.KVHeads)
+		kc := emily.PutAlongAxis(kv[2*i], at, k, 2)
+		vc := emily.PutAlongAxis(kv[2*i+1], at, v, 2)
+		out[2*i], out[2*i+1] = kc, vc
+		a := emily.ScaledDotProductAttentionMasked(q, kc, vc, mask, scale)
+		a = emily.Reshape(emily.Transpose(a, 0, 2, 1, 3), 1, t, c.Heads*hd)
+		x = emily.Add(x, b.O.apply(a))
+		h = emily.RMSNorm(x, b.FFNNorm, c.NormEps)
+		x = emily.Add(x, b.Down.apply(emily.Mul(emily.Silu(b.Gate.apply(h)), b.Up.apply(h))))
+	}
+	x = emily.Take(x, last, 1) // (1, hidden)
+	x = emily.RMSNorm(x, m.w.OutputNorm, c.NormEps)
+	logits = emily.Matmul(x, m.headT)
+	next = emily.Reshape(emily.Astype(emily.Argmax(logits, -1), emily.Int32), 1, 1)
+	// log softmax at the argmax: max − logsumexp.
+	logprob = emily.Sub(emily.Max(logits, -1), emily.LogSumExp(logits, -1))
+	return logits, next, logprob, out
+}
