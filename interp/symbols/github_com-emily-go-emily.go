@@ -165,6 +165,7 @@ func init() {
 		"Int64":                           reflect.ValueOf(emily.Int64),
 		"Int8":                            reflect.ValueOf(emily.Int8),
 		"Interrupt":                       reflect.ValueOf(emily.Interrupt),
+		"InterruptContext":                reflect.ValueOf(emily.InterruptContext),
 		"Inv":                             reflect.ValueOf(emily.Inv),
 		"IsClose":                         reflect.ValueOf(emily.IsClose),
 		"IsCloseTol":                      reflect.ValueOf(emily.IsCloseTol),
