@@ -39,6 +39,7 @@ func init() {
 		"SetDefaultNative":    reflect.ValueOf(compiler.SetDefaultNative),
 		"SetOverrides":        reflect.ValueOf(compiler.SetOverrides),
 		"Subscribe":           reflect.ValueOf(compiler.Subscribe),
+		"WithAsync":           reflect.ValueOf(compiler.WithAsync),
 		"WithCacheSize":       reflect.ValueOf(compiler.WithCacheSize),
 		"WithDebug":           reflect.ValueOf(compiler.WithDebug),
 		"WithDebugOutput":     reflect.ValueOf(compiler.WithDebugOutput),
