@@ -99,10 +99,10 @@ func strip(v reflect.Value) reflect.Value {
 	if v.Interface() == nil {
 		return v
 	}
-	n := len(TreeFlatten(v.Interface()))
-	fresh := make([]*Tensor, n)
-	for i := range fresh {
-		fresh[i] = &Tensor{}
+	leaves := TreeFlatten(v.Interface())
+	fresh := make([]*Tensor, len(leaves))
+	for i, l := range leaves {
+		fresh[i] = &Tensor{frozen: l.frozen} // Freeze's marks are part of the signature
 	}
 	return asType(reflect.ValueOf(TreeUnflatten(v.Interface(), fresh)), v.Type())
 }
@@ -192,12 +192,10 @@ func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
 	}
 	res := make([]*Tensor, len(outs))
 	for i, o := range outs {
-		// An input passed through is its own tensor again (same array).
-		if k := slices.Index(arrays, o); k >= 0 {
-			res[i] = flat[k]
-			continue
+		res[i] = &Tensor{arr: o, stream: s}
+		if !slices.Contains(arrays, o) { // an input passed through is not new
+			track(res[i])
 		}
-		res[i] = track(&Tensor{arr: o, stream: s})
 	}
 	tm.mu.Lock()
 	outT := tm.out
@@ -234,9 +232,12 @@ func (j *Jitted) traceTree(static string, g *ir.Graph, inputs []*ir.Node, s mlxb
 	args := make([]reflect.Value, len(tm.in))
 	k := 0
 	for i, a := range tm.in {
-		n := len(treeLeavesOf(a))
-		args[i] = rebuildFrom(a, sym[k:k+n])
-		k += n
+		tl := treeLeavesOf(a)
+		for m, l := range tl {
+			sym[k+m].frozen = l.frozen
+		}
+		args[i] = rebuildFrom(a, sym[k:k+len(tl)])
+		k += len(tl)
 	}
 	defer recoverError(&err)
 	results := j.fn.Call(args)
@@ -284,7 +285,12 @@ func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
 			return
 		}
 		if t == tensorType {
-			return // a leaf: its shape and dtype are the input's
+			// A leaf: its shape and dtype are the input's; whether it is
+			// frozen changes what a gradient inside computes.
+			if v.Interface().(*Tensor).frozen {
+				b.WriteString("F")
+			}
+			return
 		}
 		pk := ptrKey{t, v.Pointer()}
 		if seen[pk] {
