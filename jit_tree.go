@@ -366,3 +366,100 @@ func typeID(t reflect.Type) int {
 	}
 	return id
 }
+
+// TreeVJP is VJP for a function of trees: primals holds one value per
+// parameter of f (a tree or a *Tensor), cotangents one per result of f,
+// each a tree of that result's shape. outputs are f's results and vjps
+// one tree per primal, of its type, with nil for frozen or integer
+// leaves (those are not differentiated).
+func TreeVJP(f any, primals, cotangents []any) (outputs, vjps []any) {
+	fv := reflect.ValueOf(f)
+	if err := checkTreeSignature(fv); err != nil {
+		panic(&Error{Op: "TreeVJP", Err: fmt.Errorf("%s: %w", funcName(fv), err),
+			Hint: "pass a func whose parameters and results are *emily.Tensor or trees of them"})
+	}
+	ft := fv.Type()
+	if len(primals) != ft.NumIn() || len(cotangents) != ft.NumOut() {
+		panic(&Error{Op: "TreeVJP", Err: fmt.Errorf("f takes %d and returns %d value(s); got %d primal(s) and %d cotangent(s)",
+			ft.NumIn(), ft.NumOut(), len(primals), len(cotangents))})
+	}
+	// The differentiated leaves are the primals' trainable float ones;
+	// the rest go in as constants of the flat function.
+	var diffT []*Tensor
+	type slot struct {
+		diff  bool
+		fixed *Tensor
+	}
+	slots := make([][]slot, len(primals))
+	for i, p := range primals {
+		for _, l := range treeLeavesList(asType(reflect.ValueOf(p), ft.In(i))) {
+			d := !l.Frozen && isInexact(l.Tensor.DType())
+			slots[i] = append(slots[i], slot{d, l.Tensor})
+			if d {
+				diffT = append(diffT, l.Tensor)
+			}
+		}
+	}
+	var outT []reflect.Value
+	in := make([]reflect.Type, len(diffT))
+	for i := range in {
+		in[i] = tensorType
+	}
+	var cts []*Tensor
+	for i, c := range cotangents {
+		cts = append(cts, treeLeavesOf(asType(reflect.ValueOf(c), ft.Out(i)))...)
+	}
+	out := make([]reflect.Type, len(cts))
+	for i := range out {
+		out[i] = tensorType
+	}
+	flat := reflect.MakeFunc(reflect.FuncOf(in, out, false), func(xs []reflect.Value) []reflect.Value {
+		args := make([]reflect.Value, len(primals))
+		k := 0
+		for i, p := range primals {
+			leaves := make([]*Tensor, len(slots[i]))
+			for m, s := range slots[i] {
+				if s.diff {
+					leaves[m] = xs[k].Interface().(*Tensor)
+					k++
+				} else {
+					leaves[m] = s.fixed
+				}
+			}
+			args[i] = rebuildFrom(asType(reflect.ValueOf(p), ft.In(i)), leaves)
+		}
+		res := fv.Call(args)
+		var flatOut []reflect.Value
+		outT = make([]reflect.Value, len(res))
+		for i, r := range res {
+			for _, t := range treeLeavesOf(r) {
+				flatOut = append(flatOut, reflect.ValueOf(t))
+			}
+			outT[i] = strip(r)
+		}
+		if len(flatOut) != len(out) {
+			panic(&Error{Op: "TreeVJP", Err: fmt.Errorf("f's results have %d tensor(s) but the cotangents %d", len(flatOut), len(out)),
+				Hint: "pass one cotangent tree per result, of the result's shape"})
+		}
+		return flatOut
+	}).Interface()
+	outs, vs := VJP(nameMade(flat, funcName(fv)), diffT, cts)
+	k := 0
+	for _, o := range outT {
+		n := len(treeLeavesOf(o))
+		outputs = append(outputs, rebuildFrom(o, outs[k:k+n]).Interface())
+		k += n
+	}
+	k = 0
+	for i, p := range primals {
+		leaves := make([]*Tensor, len(slots[i]))
+		for m, s := range slots[i] {
+			if s.diff {
+				leaves[m] = vs[k]
+				k++
+			}
+		}
+		vjps = append(vjps, rebuildFrom(asType(reflect.ValueOf(p), ft.In(i)), leaves).Interface())
+	}
+	return outputs, vjps
+}

@@ -296,3 +296,27 @@ func TestJitTrees(t *testing.T) {
 		t.Errorf("int parameter: %v", err)
 	}
 }
+
+func TestTreeVJP(t *testing.T) {
+	// f(p, x) = {y: w*x, z: b*b}; cotangents 1 and 2: dw = x, db = 4b,
+	// dx = w.
+	type pw struct{ W, B *emily.Tensor }
+	f := func(p *pw, x *emily.Tensor) map[string]*emily.Tensor {
+		return map[string]*emily.Tensor{"y": emily.Mul(p.W, x), "z": emily.Mul(p.B, p.B)}
+	}
+	p := &pw{W: f32s(3), B: f32s(5)}
+	x := f32s(2)
+	outs, vjps := emily.TreeVJP(f, []any{p, x}, []any{map[string]*emily.Tensor{"y": f32s(1), "z": f32s(2)}})
+	if got := outs[0].(map[string]*emily.Tensor)["y"].ToFloat32s(); !slices.Equal(got, []float32{6}) {
+		t.Errorf("y = %v", got)
+	}
+	g := vjps[0].(*pw)
+	if w, b, dx := g.W.ToFloat32s(), g.B.ToFloat32s(), vjps[1].(*emily.Tensor).ToFloat32s(); w[0] != 2 || b[0] != 20 || dx[0] != 3 {
+		t.Errorf("vjps dw %v db %v dx %v, want 2 20 3", w, b, dx)
+	}
+	emily.Freeze(p, "b")
+	_, vjps = emily.TreeVJP(f, []any{p, x}, []any{map[string]*emily.Tensor{"y": f32s(1), "z": f32s(2)}})
+	if vjps[0].(*pw).B != nil || vjps[0].(*pw).W == nil {
+		t.Error("a frozen leaf got a vjp, or a trainable one lost it")
+	}
+}
