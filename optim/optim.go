@@ -147,3 +147,16 @@ func ClipGradNorm(grads any, maxNorm float64) (clipped any, norm *emily.Tensor) 
 }
 
 func scalar(v float64, like *emily.Tensor) *emily.Tensor { return emily.ScalarOf(v, like.DType()) }
+
+// Metadata describes the optimizer for a checkpoint (nn.Checkpoint): its
+// step, and its schedule or rate.
+func (b *Base) Metadata() map[string]string {
+	m := map[string]string{"lr": fmt.Sprint(b.LR)}
+	if b.Step != nil {
+		m["step"] = fmt.Sprint(b.Step.ToInt32s()[0])
+	}
+	if b.Schedule != nil {
+		m["schedule"] = b.Schedule.String()
+	}
+	return m
+}
