@@ -48,3 +48,52 @@ x := emily.FromSlice([]float32{1})`)
 		t.Errorf("after TreeUpdate: %s", got)
 	}
 }
+
+// A training loop typed into a session: a session-made model type of
+// nn layers, nn.ValueAndGrad in the exact form of issue 22, an optimizer
+// update, a jitted TrainStep, a checkpoint and a progress bar.
+func TestTrainingInASession(t *testing.T) {
+	s, _ := newSession(t)
+	path := t.TempDir() + "/m.safetensors"
+	mustRun(t, s, `import (
+	"fmt"
+	"github.com/emily-go/emily/nn"
+	"github.com/emily-go/emily/optim"
+	"github.com/emily-go/emily/display/progress"
+)`, `type MLP struct {
+	L1, L2 *nn.Linear
+}
+func (m *MLP) Forward(x *emily.Tensor) *emily.Tensor { return m.L2.Forward(emily.Relu(m.L1.Forward(x))) }
+func loss(m *MLP, x, y *emily.Tensor) *emily.Tensor { return nn.CrossEntropy(m.Forward(x), y) }
+ks := emily.KeySplit(emily.Key(0), 2)
+m := &MLP{L1: nn.NewLinear(ks[0], 4, 16), L2: nn.NewLinear(ks[1], 16, 3)}
+x := emily.Normal(emily.Key(1), 64, 4)
+y := emily.Astype(emily.Argmax(emily.Slice(x, emily.Colon, emily.R(0, 3, 1)), 1), emily.Int32)`)
+	mustRun(t, s, `vg := nn.ValueAndGrad(loss).(func(*MLP, *emily.Tensor, *emily.Tensor) (*emily.Tensor, *MLP))`,
+		`opt := optim.NewAdam(0.05)`,
+		`l0, g := vg(m, x, y)`, `opt.Update(m, g)`)
+	mustRun(t, s, `step := optim.NewTrainStep(m, opt, loss)`, `bar := progress.New(60)`, `var last *emily.Tensor
+for i := 0; i < 60; i++ {
+	last = step.Step(x, y)
+	bar.Update(i+1, last)
+}
+bar.Done()`)
+	if r := mustRun(t, s, `bar2 := progress.New(3)
+for i := 0; i < 3; i++ { bar2.UpdateValue(i+1, 0.25) }
+bar2.Done()`); !strings.Contains(r.stdout, "3/3") || !strings.Contains(r.stdout, "loss 0.25") {
+		t.Errorf("the progress bar did not reach the cell's output: %q", r.stdout)
+	}
+	got := mustRun(t, s, `fmt.Sprint(last.Item() < l0.Item()/2, step.Jitted().Stats().Traces, opt.Step.Item())`).res.Text
+	if !strings.Contains(got, "true 1 61") {
+		t.Errorf("after 60 jitted steps: %s, want the loss halved, 1 trace, step 61", got)
+	}
+	mustRun(t, s, `if err := nn.Save(`+"`"+path+"`"+`, &nn.Checkpoint{Model: m, Optimizer: opt}); err != nil { panic(err) }`,
+		`m2 := &MLP{L1: nn.NewLinear(emily.Key(5), 4, 16), L2: nn.NewLinear(emily.Key(6), 16, 3)}
+opt2 := optim.NewAdam(0.05)
+ck := &nn.Checkpoint{Model: m2, Optimizer: opt2}
+if err := nn.Load(`+"`"+path+"`"+`, ck); err != nil { panic(err) }`)
+	got = mustRun(t, s, `fmt.Sprintln(loss(m2, x, y).Item() == loss(m, x, y).Item(), ck.Metadata["optimizer.step"])`).res.Text
+	if !strings.Contains(got, "true 61") {
+		t.Errorf("after Load: %s", got)
+	}
+}

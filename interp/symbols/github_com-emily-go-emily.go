@@ -343,6 +343,7 @@ func init() {
 		"TreeNames":                       reflect.ValueOf(emily.TreeNames),
 		"TreeUnflatten":                   reflect.ValueOf(emily.TreeUnflatten),
 		"TreeUpdate":                      reflect.ValueOf(emily.TreeUpdate),
+		"TreeVJP":                         reflect.ValueOf(emily.TreeVJP),
 		"TriInv":                          reflect.ValueOf(emily.TriInv),
 		"Tril":                            reflect.ValueOf(emily.Tril),
 		"Triu":                            reflect.ValueOf(emily.Triu),

@@ -29,6 +29,9 @@ func TestUpToDate(t *testing.T) {
 		"github.com/emily-go/emily/plot":                  "github_com-emily-go-emily-plot.go",
 		"github.com/emily-go/emily/models/bert":           "github_com-emily-go-emily-models-bert.go",
 		"github.com/emily-go/emily/models/bert/wordpiece": "github_com-emily-go-emily-models-bert-wordpiece.go",
+		"github.com/emily-go/emily/nn":                    "github_com-emily-go-emily-nn.go",
+		"github.com/emily-go/emily/optim":                 "github_com-emily-go-emily-optim.go",
+		"github.com/emily-go/emily/display/progress":      "github_com-emily-go-emily-display-progress.go",
 	} {
 		// As `yaegi extract` does in this directory.
 		ext := extract.Extractor{Dest: "symbols"}
