@@ -97,3 +97,33 @@ if err := nn.Load(`+"`"+path+"`"+`, ck); err != nil { panic(err) }`)
 		t.Errorf("after Load: %s", got)
 	}
 }
+
+// %jit of a session function whose parameters and results are trees.
+func TestJitMagicOnTrees(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "import \"fmt\"", `type P struct{ W, B *emily.Tensor }
+func apply(p *P, xs []*emily.Tensor) (*P, *emily.Tensor) {
+	return &P{W: emily.Mul(p.W, emily.Scalar(2)), B: p.B}, emily.Add(emily.Mul(xs[0], p.W), p.B)
+}
+p := &P{W: emily.FromSlice([]float32{3}), B: emily.FromSlice([]float32{1})}
+xs := []*emily.Tensor{emily.FromSlice([]float32{2})}`, "%jit apply")
+	got := mustRun(t, s, `q, y := apply(p, xs)
+q, y = apply(q, xs)
+fmt.Sprintln(q.W.Item(), y.Item())`).res.Text
+	if !strings.Contains(got, "12 13") {
+		t.Errorf("jitted tree function: %s, want 12 13", got)
+	}
+	j, ok := s.Jitted("apply")
+	if !ok || j.Stats().Traces != 1 || j.Stats().NativeCalls != 2 {
+		t.Errorf("stats: %+v", j.Stats())
+	}
+	// Jitted again with other options: the same wrapper, a new program.
+	mustRun(t, s, "%jit native=false apply")
+	if got := mustRun(t, s, `q, y = apply(p, xs)
+fmt.Sprintln(q.W.Item(), y.Item())`).res.Text; !strings.Contains(got, "6 7") {
+		t.Errorf("re-jitted: %s, want 6 7", got)
+	}
+	if j, _ := s.Jitted("apply"); j.Stats().EvalCalls != 1 {
+		t.Errorf("re-jitted stats: %+v", j.Stats())
+	}
+}
