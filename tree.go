@@ -237,9 +237,17 @@ func (w *walker) value(v reflect.Value, path string, frozen bool, set func(refle
 		for _, k := range sortedKeys(v) {
 			m := v
 			key := k
-			w.value(v.MapIndex(k), joinName(path, fmt.Sprint(k.Interface())), frozen, func(n reflect.Value) { m.SetMapIndex(key, n) })
+			w.value(v.MapIndex(k), joinName(path, keyName(k)), frozen, func(n reflect.Value) { m.SetMapIndex(key, n) })
 		}
 	}
+}
+
+// keyName is a map key's part of a leaf name.
+func keyName(k reflect.Value) string {
+	if k.Kind() == reflect.String {
+		return k.String()
+	}
+	return fmt.Sprint(k.Interface())
 }
 
 func setterOf(v reflect.Value) func(reflect.Value) {
@@ -262,6 +270,8 @@ func sortedKeys(m reflect.Value) []reflect.Value {
 			return a.Uint() < b.Uint()
 		case reflect.Float32, reflect.Float64:
 			return a.Float() < b.Float()
+		case reflect.String:
+			return a.String() < b.String()
 		}
 		return fmt.Sprint(a.Interface()) < fmt.Sprint(b.Interface())
 	})
