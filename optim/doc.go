@@ -1,4 +1,4 @@
-// Package optim holds optimizers (SGD, Adam, AdamW, Lion), learning-rate
+// Package optim holds optimizers (SGD, Adam, AdamW, Lion, Adafactor), learning-rate
 // schedules, gradient clipping and a jitted train step, over parameter
 // trees (emily's tree.go) and the emily API only (DESIGN.md decision 12).
 //

@@ -71,6 +71,12 @@ func TestOptimizersMatchMLXFixture(t *testing.T) {
 			o.Schedule, o.WeightDecay = warmupCosine, 0.1
 			return o
 		},
+		"adafactor": func() optim.Optimizer { return optim.NewAdafactor() },
+		"adafactor_lr_beta1_wd": func() optim.Optimizer {
+			o := optim.NewAdafactor()
+			o.LR, o.RelativeStep, o.Beta1, o.WeightDecay = 0.1, false, 0.9, 0.01
+			return o
+		},
 		"lion": func() optim.Optimizer {
 			o := optim.NewLion(0.1)
 			o.WeightDecay = 0.1

@@ -12,6 +12,7 @@ func init() {
 	Symbols["github.com/emily-go/emily/optim/optim"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"ClipGradNorm":    reflect.ValueOf(optim.ClipGradNorm),
+		"NewAdafactor":    reflect.ValueOf(optim.NewAdafactor),
 		"NewAdam":         reflect.ValueOf(optim.NewAdam),
 		"NewAdamW":        reflect.ValueOf(optim.NewAdamW),
 		"NewCosineDecay":  reflect.ValueOf(optim.NewCosineDecay),
@@ -24,6 +25,7 @@ func init() {
 		"NewWarmupCosine": reflect.ValueOf(optim.NewWarmupCosine),
 
 		// type definitions
+		"Adafactor":        reflect.ValueOf((*optim.Adafactor)(nil)),
 		"Adam":             reflect.ValueOf((*optim.Adam)(nil)),
 		"AdamW":            reflect.ValueOf((*optim.AdamW)(nil)),
 		"Base":             reflect.ValueOf((*optim.Base)(nil)),

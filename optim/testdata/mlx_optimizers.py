@@ -33,6 +33,8 @@ cases = {
     "adamw": lambda: optim.AdamW(0.1),
     "adamw_warmup_cosine": lambda: optim.AdamW(warmup_cosine(), weight_decay=0.1),
     "lion": lambda: optim.Lion(0.1, weight_decay=0.1),
+    "adafactor": lambda: optim.Adafactor(),
+    "adafactor_lr_beta1_wd": lambda: optim.Adafactor(0.1, relative_step=False, beta_1=0.9, weight_decay=0.01),
 }
 clip = {"sgd_dampening": 0.5, "adamw": 1.0}
 
