@@ -194,3 +194,16 @@ def test_semantic_search_answers_by_topic():
     assert len(images) == 1 and png_size(images[0]) == (900, 760), [o.get("data", {}).keys() for o in code[5].outputs]
     same, other = (float(w.rstrip(",")) for w in texts[6].split()[2:6:3])
     assert same > other + 0.1, texts[6]
+
+
+def test_cnn_digits_reaches_98_percent():
+    """notebooks/cnn-digits.ipynb (issue 22): nn layers, Adam with a
+    schedule in a jitted TrainStep, data.Batches and a progress bar; at
+    least 98% held-out accuracy, one trace, and a checkpoint that restores
+    the same model."""
+    texts = run("cnn-digits.ipynb")
+    assert "conv1.weight" in texts[1] and "head.bias" in texts[1], texts[1]
+    assert "1 trace(s)" in texts[2], texts[2]
+    accuracy = float(texts[3])
+    assert accuracy >= 0.98, accuracy
+    assert texts[4].split() == ["420", "true"], texts[4]
