@@ -320,3 +320,18 @@ func TestTreeVJP(t *testing.T) {
 		t.Error("a frozen leaf got a vjp, or a trainable one lost it")
 	}
 }
+
+// A tensor used in two places (tied weights) is one leaf: its gradient is
+// the sum over its uses, and the gradient tree shares it as the model
+// does.
+func TestTreeTiedGradient(t *testing.T) {
+	type tied struct{ In, Out *emily.Tensor }
+	w := f32s(3)
+	m := &tied{In: w, Out: w}
+	// loss = (w·x)·w = w²x: d/dw = 2wx = 12 at w = 3, x = 2.
+	loss := func(m *tied, x *emily.Tensor) *emily.Tensor { return emily.Sum(emily.Mul(emily.Mul(m.In, x), m.Out)) }
+	g := emily.Grad(loss).(func(*tied, *emily.Tensor) *tied)(m, f32s(2))
+	if g.In != g.Out || g.In.ToFloat32s()[0] != 12 {
+		t.Errorf("tied gradient %v (shared %v), want 12 shared", g.In.ToFloat32s(), g.In == g.Out)
+	}
+}

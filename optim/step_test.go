@@ -129,3 +129,29 @@ func TestTrainStepMemoryIsFlat(t *testing.T) {
 		t.Errorf("active memory grew from %d to %d bytes over 200 steps", a, b)
 	}
 }
+
+// Frozen layers stay as they are through a jitted step, and freezing
+// after steps have run retraces (the frozen marks are part of the
+// signature) instead of replaying a program that updates them.
+func TestTrainStepHonoursFreeze(t *testing.T) {
+	m, o := newMLP(), optim.NewSGD(0.1)
+	step := optim.NewTrainStep(m, o, mlpLoss)
+	x, y := batch(3)
+	step.Step(x, y)
+	l1 := append([]float32(nil), m.L1.Weight.ToFloat32s()...)
+	l2 := append([]float32(nil), m.L2.Weight.ToFloat32s()...)
+	emily.Freeze(m, "l1")
+	step.Step(x, y)
+	if !slices.Equal(m.L1.Weight.ToFloat32s(), l1) {
+		t.Error("a frozen layer changed in a jitted step")
+	}
+	if slices.Equal(m.L2.Weight.ToFloat32s(), l2) {
+		t.Error("a trainable layer did not change")
+	}
+	if !m.L1.Weight.Frozen() {
+		t.Error("the write-back lost the frozen mark")
+	}
+	if got := step.Jitted().Stats().Traces; got != 2 {
+		t.Errorf("%d traces, want 2 (one before Freeze, one after)", got)
+	}
+}
