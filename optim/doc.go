@@ -1,6 +1,7 @@
-// Package optim holds optimizers (SGD, Adam, AdamW, Lion, Adafactor), learning-rate
-// schedules, gradient clipping and a jitted train step, over parameter
-// trees (emily's tree.go) and the emily API only (DESIGN.md decision 12).
+// Package optim holds optimizers (SGD, Adam, AdamW, Lion, Adafactor),
+// learning-rate schedules, gradient clipping and a jitted train step, over
+// parameter trees (emily's tree.go) and the emily API only (DESIGN.md
+// decision 12).
 //
 // Each optimizer computes what mlx.optimizers computes, with its defaults:
 // opt.Update(model, grads) replaces the model's trainable leaves in place
