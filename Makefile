@@ -17,7 +17,7 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-compare bench-minilm clean kernel-install generate check-generated fuzz soak
+.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-compare bench-train bench-minilm clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
@@ -137,6 +137,13 @@ B ?= HEAD
 BENCH_FLAGS ?= -steps=false
 bench-compare: mlx
 	BENCH_ROUNDS=$(BENCH_ROUNDS) scripts/bench-compare.sh $(A) $(B) $(BENCH_FLAGS)
+
+# train steps/s of an MLP and a small CNN (a jitted optim.TrainStep in the
+# native and fuse lanes) beside mlx.nn + mlx.optimizers under mx.compile,
+# same model, batch and initial weights (bench/train; BENCHMARKS.md).
+bench-train: build
+	@scripts/setup-bench-venv.sh
+	$(GO) run ./bench/train -python .venv-bench/bin/python
 
 # all-MiniLM-L6-v2's sentences/s at batch 1 and 32 in the native and fuse
 # lanes beside sentence-transformers on torch CPU, interleaved (bench/minilm,

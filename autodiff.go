@@ -107,26 +107,30 @@ func JVP(f any, primals, tangents []*Tensor) (outputs, jvps []*Tensor) {
 	return res[:len(res)/2], res[len(res)/2:]
 }
 
-// newGradFunc builds Grad's and ValueAndGrad's function.
+// newGradFunc builds Grad's and ValueAndGrad's function. Parameters and
+// results may be trees (tree.go): each argument is flattened into its
+// leaves, the differentiated ones are the trainable floating-point leaves
+// of the arguments in argnums, and each gradient comes back as a tree of
+// its argument's type, with nil for a frozen or integer leaf.
 func newGradFunc(op string, f any, argnums []int, withValue bool) any {
 	fv := reflect.ValueOf(f)
 	if err := checkSignature(fv); err != nil {
-		panic(&Error{Op: op, Err: fmt.Errorf("%s: %w", funcName(fv), err),
-			Hint: "pass a func whose parameters and results are all *emily.Tensor"})
+		if fv.Kind() != reflect.Func || fv.IsNil() || checkTreeSignature(fv) != nil || fv.Type().Out(0) != tensorType {
+			panic(&Error{Op: op, Err: fmt.Errorf("%s: %w", funcName(fv), err),
+				Hint: "pass a func whose parameters are *emily.Tensor or trees of them and whose first result is the *emily.Tensor loss"})
+		}
 	}
 	ft := fv.Type()
 	if len(argnums) == 0 {
 		argnums = []int{0}
 	}
 	seen := map[int]bool{}
-	params := make([]int64, len(argnums))
-	for i, a := range argnums {
+	for _, a := range argnums {
 		if a < 0 || a >= ft.NumIn() || seen[a] {
 			panic(&Error{Op: op, Err: fmt.Errorf("argnums %v: %d is out of range or repeated for a function of %d parameter(s)", argnums, a, ft.NumIn()),
 				Hint: "argnums are distinct parameter indices, counting from 0"})
 		}
 		seen[a] = true
-		params[i] = int64(a)
 	}
 	if ft.NumIn() == 0 {
 		panic(&Error{Op: op, Err: fmt.Errorf("%s takes no parameters: nothing to differentiate", inProse(funcName(fv)))})
@@ -134,58 +138,130 @@ func newGradFunc(op string, f any, argnums []int, withValue bool) any {
 	var out []reflect.Type
 	if withValue {
 		for i := 0; i < ft.NumOut(); i++ {
-			out = append(out, tensorType)
+			out = append(out, ft.Out(i))
 		}
 	}
-	for range argnums {
-		out = append(out, tensorType)
+	for _, a := range argnums {
+		out = append(out, ft.In(a))
 	}
 	in := make([]reflect.Type, ft.NumIn())
 	for i := range in {
-		in[i] = tensorType
+		in[i] = ft.In(i)
 	}
 	gt := reflect.FuncOf(in, out, false)
 	name := fmt.Sprintf("%s(%s)", op, funcName(fv))
 	return nameMade(reflect.MakeFunc(gt, func(vals []reflect.Value) []reflect.Value {
-		args := make([]*Tensor, len(vals))
+		var operands []*Tensor
+		var params []int64
+		counts := make([]int, len(vals))
+		offsets := make([]int, len(vals))
+		diff := make([][]bool, len(vals)) // per argument, per leaf: differentiated
 		for i, v := range vals {
-			args[i], _ = v.Interface().(*Tensor)
-			if args[i] == nil {
-				panic(&Error{Op: op, Err: fmt.Errorf("argument %d is a nil tensor", i)})
+			if ft.In(i) == tensorType {
+				t, _ := v.Interface().(*Tensor)
+				if t == nil {
+					panic(&Error{Op: op, Err: fmt.Errorf("argument %d is a nil tensor", i)})
+				}
+				if seen[i] && !isInexact(t.DType()) {
+					panic(newError(op, nil, fmt.Errorf("argument %d of %s is %s: only floating-point tensors have gradients", i, inProse(funcName(fv)), describe(t)), []*Tensor{t}).
+						withHint("Astype it to emily.Float32 first, or leave it out of argnums"))
+				}
+			}
+			ls := treeLeavesList(v)
+			counts[i], offsets[i] = len(ls), len(operands)
+			diff[i] = make([]bool, len(ls))
+			for k, l := range ls {
+				diff[i][k] = seen[i] && !l.Frozen && isInexact(l.Tensor.DType())
+				operands = append(operands, l.Tensor)
 			}
 		}
+		// The gradients come back in params' order: argnums', then leaves'.
 		for _, a := range argnums {
-			if !isInexact(args[a].DType()) {
-				panic(newError(op, nil, fmt.Errorf("argument %d of %s is %s: only floating-point tensors have gradients", a, inProse(funcName(fv)), describe(args[a])), args).
-					withHint("Astype it to emily.Float32 first, or leave it out of argnums"))
+			for k, d := range diff[a] {
+				if d {
+					params = append(params, int64(offsets[a]+k))
+				}
 			}
 		}
+		if len(params) == 0 {
+			panic(&Error{Op: op, Err: fmt.Errorf("%s: the arguments in argnums %v have no trainable floating-point tensor", inProse(funcName(fv)), argnums),
+				Hint: "Unfreeze some leaves, or differentiate another argument"})
+		}
+		var resT []reflect.Value // the results' trees, stripped
 		body := func(xs []*Tensor) []*Tensor {
-			outs := callTensors(fv, xs)
-			if o := outs[0]; o != nil && (o.Rank() != 0 || !isInexact(o.DType())) {
+			args := make([]reflect.Value, len(vals))
+			k := 0
+			for i, v := range vals {
+				args[i] = rebuildFrom(v, xs[k:k+counts[i]])
+				k += counts[i]
+			}
+			res := fv.Call(args)
+			if o, _ := res[0].Interface().(*Tensor); o != nil && (o.Rank() != 0 || !isInexact(o.DType())) {
 				panic(newError(op, nil, fmt.Errorf("the first result of %s is %s: a gradient needs a 0-d floating-point result", inProse(funcName(fv)), describe(o)), []*Tensor{o}).
 					withHint("return the scalar loss first (reduce with emily.Sum or emily.Mean); use VJP for a non-scalar result"))
+			}
+			var outs []*Tensor
+			resT = make([]reflect.Value, len(res))
+			for i, r := range res {
+				ls := treeLeavesOf(r)
+				if len(ls) == 0 && ft.Out(i) == tensorType {
+					ls = []*Tensor{nil} // a nil tensor result: the region reports it
+				}
+				outs = append(outs, ls...)
+				resT[i] = strip(r)
 			}
 			return outs
 		}
 		res := applyRegion(regionOp{
 			name: op, kind: ir.RegionValueAndGrad, params: params,
-			operands: args,
-			bodies:   []regionBody{{args: args, fn: body}},
-			nOut:     func(b []*ir.Body) int { return len(b[0].Graph.Outputs) + len(argnums) },
+			operands: operands,
+			bodies:   []regionBody{{args: operands, fn: body}},
+			nOut:     func(b []*ir.Body) int { return len(b[0].Graph.Outputs) + len(params) },
 			hint:     gradHint,
 			fn:       funcName(fv),
 			check:    checkGradients,
 		})
-		if !withValue {
-			res = res[len(res)-len(argnums):]
+		nv := len(res) - len(params)
+		var rv []reflect.Value
+		if withValue {
+			k := 0
+			for i, r := range resT {
+				n := len(treeLeavesOf(r))
+				if n == 0 && ft.Out(i) == tensorType {
+					n = 1
+				}
+				if ft.Out(i) == tensorType {
+					rv = append(rv, reflect.ValueOf(res[k]))
+				} else {
+					rv = append(rv, rebuildFrom(r, res[k:k+n]))
+				}
+				k += n
+			}
 		}
-		rv := make([]reflect.Value, len(res))
-		for i, r := range res {
-			rv[i] = reflect.ValueOf(r)
+		g := res[nv:]
+		for _, a := range argnums {
+			gl := make([]*Tensor, counts[a])
+			for k, d := range diff[a] {
+				if d {
+					gl[k], g = g[0], g[1:]
+				}
+			}
+			if ft.In(a) == tensorType {
+				rv = append(rv, reflect.ValueOf(gl[0]))
+			} else {
+				rv = append(rv, rebuildFrom(vals[a], gl))
+			}
 		}
 		return rv
 	}).Interface(), name)
+}
+
+// treeLeavesList is TreeLeaves of one argument (none for a nil one).
+func treeLeavesList(v reflect.Value) []TreeLeaf {
+	if !v.IsValid() || !mayHoldTensors(v.Type()) {
+		return nil
+	}
+	return TreeLeaves(v.Interface())
 }
 
 // transformFunc checks VJP's and JVP's function against the primals.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/emily-go/emily/compiler"
 	"github.com/emily-go/emily/ir"
@@ -79,6 +80,9 @@ type Jitted struct {
 	fn   reflect.Value
 	cf   *compiler.Function
 	out  reflect.Value
+
+	tree      bool     // a function of trees (jit_tree.go)
+	templates sync.Map // static signature -> *treeTemplates
 }
 
 // Jit compiles fn, a function whose parameters and results are all
@@ -111,8 +115,11 @@ func CompileNamed(name string, fn any, opts ...Option) (*Jitted, error) {
 		name = funcName(v)
 	}
 	if err := checkSignature(v); err != nil {
+		if v.Kind() == reflect.Func && !v.IsNil() && checkTreeSignature(v) == nil {
+			return compileTree(name, v, opts)
+		}
 		return nil, &Error{Op: "Jit", Err: fmt.Errorf("%s: %w", name, err),
-			Hint: "jit a func whose parameters and results are all *emily.Tensor"}
+			Hint: "jit a func whose parameters and results are *emily.Tensor or trees of them (structs, slices, maps holding tensors)"}
 	}
 	j := &Jitted{name: name, fn: v}
 	cf, err := compiler.New(name, func(g *ir.Graph, inputs []*ir.Node, s mlxbind.Stream) ([]*ir.Node, error) {
@@ -163,6 +170,10 @@ func (j *Jitted) Stats() compiler.Stats { return j.cf.Stats() }
 // Call runs the function on args and returns its results, or an error
 // instead of a panic.
 func (j *Jitted) Call(args ...*Tensor) (results []*Tensor, err error) {
+	if j.tree {
+		return nil, &Error{Op: "Jit", Err: fmt.Errorf("%s takes trees: Call passes tensors only", j.name),
+			Hint: "call the function that Func returns"}
+	}
 	err = Try(func() {
 		in := make([]reflect.Value, len(args))
 		for i, a := range args {
@@ -189,6 +200,10 @@ func (j *Jitted) Programs() []ProgramInfo { return j.cf.Programs() }
 // Program returns the listing of the program traced for args' signature
 // (tracing if needed), as `%ir` prints it.
 func (j *Jitted) Program(args ...*Tensor) (string, error) {
+	if j.tree {
+		return "", &Error{Op: "Jit", Err: fmt.Errorf("%s takes trees: Program passes tensors only", j.name),
+			Hint: "call the function, then list its programs with Programs"}
+	}
 	arrays, err := j.arrays(args)
 	if err != nil {
 		return "", err

@@ -26,6 +26,7 @@ type Tensor struct {
 	node   *ir.Node // non-nil while symbolic
 	tr     *tracer  // the trace the node belongs to
 	scope  *Scope   // the open scope that releases it, if any (scope.go)
+	frozen bool     // Freeze marked it: no gradient, no update (tree.go)
 }
 
 // Shape returns the tensor's dimensions.

@@ -20,6 +20,11 @@ import (
 // package supplies it; the compiler knows nothing of Tensors.
 type Tracer func(g *ir.Graph, inputs []*ir.Node, s mlxbind.Stream) ([]*ir.Node, error)
 
+// StaticTracer is a Tracer that also gets the static part of the call's
+// signature (CallStatic): what the inputs' arrays do not say, such as the
+// shape of the parameter tree they were flattened from.
+type StaticTracer func(static string, g *ir.Graph, inputs []*ir.Node, s mlxbind.Stream) ([]*ir.Node, error)
+
 // Lane says how a cached entry runs.
 type Lane int
 
@@ -45,7 +50,7 @@ type Stats struct {
 type Function struct {
 	name  string
 	opts  Options // as given; effective values come from settings()
-	trace Tracer
+	trace StaticTracer
 
 	mu    sync.Mutex
 	cache map[string]*entry
@@ -82,6 +87,15 @@ type entry struct {
 // New validates opts and returns a Function that traces with trace. name
 // is used in errors and events.
 func New(name string, trace Tracer, opts ...Option) (*Function, error) {
+	return NewStatic(name, func(_ string, g *ir.Graph, inputs []*ir.Node, s mlxbind.Stream) ([]*ir.Node, error) {
+		return trace(g, inputs, s)
+	}, opts...)
+}
+
+// NewStatic is New for a function whose calls carry a static part of their
+// signature (CallStatic): calls with different static strings trace and
+// cache apart, as calls with different input shapes do.
+func NewStatic(name string, trace StaticTracer, opts ...Option) (*Function, error) {
 	o, err := resolve(opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -195,6 +209,11 @@ func (f *Function) Call(inputs []*mlxbind.Array) ([]*mlxbind.Array, error) {
 // stream option, else a stream of its pool (max_concurrency > 1), else
 // the device's default stream.
 func (f *Function) CallOn(s *mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbind.Array, mlxbind.Stream, error) {
+	return f.CallStatic(s, "", inputs)
+}
+
+// CallStatic is CallOn with the static part of the signature (NewStatic).
+func (f *Function) CallStatic(s *mlxbind.Stream, static string, inputs []*mlxbind.Array) ([]*mlxbind.Array, mlxbind.Stream, error) {
 	var start time.Time
 	listening := Listening()
 	if listening {
@@ -223,7 +242,7 @@ func (f *Function) CallOn(s *mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 			return nil, stream, err
 		}
 	}
-	e, err := f.lookup(st, inputs, stream)
+	e, err := f.lookup(st, static, inputs, stream)
 	if err != nil {
 		return nil, stream, err
 	}
@@ -261,6 +280,11 @@ func (f *Function) CallOn(s *mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 // lane, tracing if needed; for the evaluator lane it is lowered on demand,
 // and after a fallback the lowering error is returned.
 func (f *Function) Program(inputs []*mlxbind.Array) (*ir.Program, error) {
+	return f.ProgramStatic("", inputs)
+}
+
+// ProgramStatic is Program with the static part of the signature.
+func (f *Function) ProgramStatic(static string, inputs []*mlxbind.Array) (*ir.Program, error) {
 	st, err := f.settings()
 	if err != nil {
 		return nil, err
@@ -272,7 +296,7 @@ func (f *Function) Program(inputs []*mlxbind.Array) (*ir.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := f.lookup(st, inputs, s)
+	e, err := f.lookup(st, static, inputs, s)
 	if err != nil {
 		return nil, err
 	}
@@ -319,8 +343,11 @@ func (f *Function) Programs() []ProgramInfo {
 // jitted functions, or this one, on concrete tensors: a call with the key
 // being traced by another goroutine waits for it; one from the tracing
 // goroutine itself (a recursive call) traces its own, uncached entry.
-func (f *Function) lookup(st settings, inputs []*mlxbind.Array, s mlxbind.Stream) (*entry, error) {
+func (f *Function) lookup(st settings, static string, inputs []*mlxbind.Array, s mlxbind.Stream) (*entry, error) {
 	k := key(st.lane, st.device, inputs)
+	if static != "" {
+		k += "#" + static
+	}
 	f.mu.Lock()
 	if e, ok := f.cache[k]; ok {
 		f.tick++
@@ -331,7 +358,7 @@ func (f *Function) lookup(st settings, inputs []*mlxbind.Array, s mlxbind.Stream
 		if ready != nil {
 			if builder == goid.ID() {
 				f.misses.Add(1)
-				return f.build(k, st, inputs, s)
+				return f.build(k, static, st, inputs, s)
 			}
 			<-ready
 			if e.err != nil {
@@ -352,7 +379,7 @@ func (f *Function) lookup(st settings, inputs []*mlxbind.Array, s mlxbind.Stream
 		emit(Event{Kind: EventMiss, Function: f.name, Source: f, Signature: k, Lane: st.lane, Device: st.device.String()})
 	}
 
-	e, err := f.build(k, st, inputs, s)
+	e, err := f.build(k, static, st, inputs, s)
 
 	f.mu.Lock()
 	ready := pending.ready
@@ -403,7 +430,7 @@ func (f *Function) evict(limit int) []*entry {
 }
 
 // build traces the function for inputs' signature and prepares the lane.
-func (f *Function) build(k string, st settings, inputs []*mlxbind.Array, s mlxbind.Stream) (*entry, error) {
+func (f *Function) build(k, static string, st settings, inputs []*mlxbind.Array, s mlxbind.Stream) (*entry, error) {
 	lane := st.lane
 	t0 := time.Now()
 	g := ir.NewGraph()
@@ -412,7 +439,7 @@ func (f *Function) build(k string, st settings, inputs []*mlxbind.Array, s mlxbi
 		nodes[i] = g.Input(a.Shape(), a.DType())
 	}
 	f.traces.Add(1)
-	outs, err := f.trace(g, nodes, s)
+	outs, err := f.trace(static, g, nodes, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: tracing: %w", f.name, err)
 	}

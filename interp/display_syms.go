@@ -5,11 +5,12 @@ import (
 	"reflect"
 
 	"github.com/emily-go/emily/display"
+	"github.com/emily-go/emily/display/progress"
 	"github.com/traefik/yaegi/interp"
 )
 
-// displayExports binds the display package's Show, Updatable and Clear to
-// this session's output (the generated symbols write to os.Stdout), and
+// displayExports binds the display package's Show, Updatable and Clear,
+// and progress.New, to this session's output (the generated symbols write to os.Stdout), and
 // maps interpreted values with a MIMEBundle, String or Error method to the
 // interfaces the display package checks for: yaegi otherwise hands
 // compiled code a struct without methods.
@@ -22,6 +23,9 @@ func (s *Session) displayExports() interp.Exports {
 			"Show":      show,
 			"Updatable": updatable,
 			"Clear":     clear,
+		},
+		"github.com/emily-go/emily/display/progress/progress": {
+			"New": reflect.ValueOf(func(total int) *progress.Bar { return progress.NewTo(s.stdout, total) }),
 		},
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{
 			show:      displayTypes,

@@ -173,13 +173,23 @@ func (s *Session) bindJit(j *magic.Jit) error {
 	s.jitMu.Unlock()
 	s.rt.setJit(name, j.J.Func())
 	e := &jitEntry{Jit: j}
+	rejit, wrapper := rejitSource, wrapperSource
+	if !isTensorSignature(j.Orig.Type()) {
+		// Parameters or results are trees (jit_trees.go).
+		src, err := s.treeWrapperSource(name, prev != nil)
+		if err != nil {
+			return err
+		}
+		rejit = func(string, reflect.Type) string { return src }
+		wrapper = rejit
+	}
 	if prev != nil {
 		e.seq = prev.seq
-		if _, err := s.evalInternal(rejitSource(name, j.Orig.Type())); err != nil {
+		if _, err := s.evalInternal(rejit(name, j.Orig.Type())); err != nil {
 			return err
 		}
 	} else {
-		if _, err := s.evalInternal(wrapperSource(name, j.Orig.Type())); err != nil {
+		if _, err := s.evalInternal(wrapper(name, j.Orig.Type())); err != nil {
 			return err
 		}
 		s.jitMu.Lock()

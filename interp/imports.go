@@ -36,7 +36,7 @@ var importFailure = regexp.MustCompile(`import "([^"]+)" error: unable to find s
 func (s *Session) explainImport(msg string) string {
 	return importFailure.ReplaceAllStringFunc(msg, func(m string) string {
 		p := importFailure.FindStringSubmatch(m)[1]
-		text := fmt.Sprintf("cannot import %q: it is not one of the packages built into the session (the standard library that yaegi ships, unsafe, syscall, github.com/emily-go/emily, github.com/emily-go/emily/compiler) nor Go source under %s/src", p, s.gopath)
+		text := fmt.Sprintf("cannot import %q: it is not one of the packages built into the session (the standard library that yaegi ships, unsafe, syscall, github.com/emily-go/emily and its compiler, display, plot, nn, optim, data, display/progress and models/bert packages) nor Go source under %s/src", p, s.gopath)
 		if near := closest(p, s.importable); near != "" {
 			text += fmt.Sprintf("; did you mean %q?", near)
 		}

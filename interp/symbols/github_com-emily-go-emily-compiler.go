@@ -32,6 +32,7 @@ func init() {
 		"LoadEnvDefaults":     reflect.ValueOf(compiler.LoadEnvDefaults),
 		"MaxConcurrencyLimit": reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
 		"New":                 reflect.ValueOf(compiler.New),
+		"NewStatic":           reflect.ValueOf(compiler.NewStatic),
 		"OptionKeys":          reflect.ValueOf(constant.MakeFromLiteral("\"native, fuse, device, fallback, max_concurrency, debug, cache_size\"", token.STRING, 0)),
 		"Overrides":           reflect.ValueOf(compiler.Overrides),
 		"ParseOptions":        reflect.ValueOf(compiler.ParseOptions),
@@ -51,14 +52,15 @@ func init() {
 		"WithStream":          reflect.ValueOf(compiler.WithStream),
 
 		// type definitions
-		"Event":       reflect.ValueOf((*compiler.Event)(nil)),
-		"EventKind":   reflect.ValueOf((*compiler.EventKind)(nil)),
-		"Function":    reflect.ValueOf((*compiler.Function)(nil)),
-		"Lane":        reflect.ValueOf((*compiler.Lane)(nil)),
-		"Option":      reflect.ValueOf((*compiler.Option)(nil)),
-		"Options":     reflect.ValueOf((*compiler.Options)(nil)),
-		"ProgramInfo": reflect.ValueOf((*compiler.ProgramInfo)(nil)),
-		"Stats":       reflect.ValueOf((*compiler.Stats)(nil)),
-		"Tracer":      reflect.ValueOf((*compiler.Tracer)(nil)),
+		"Event":        reflect.ValueOf((*compiler.Event)(nil)),
+		"EventKind":    reflect.ValueOf((*compiler.EventKind)(nil)),
+		"Function":     reflect.ValueOf((*compiler.Function)(nil)),
+		"Lane":         reflect.ValueOf((*compiler.Lane)(nil)),
+		"Option":       reflect.ValueOf((*compiler.Option)(nil)),
+		"Options":      reflect.ValueOf((*compiler.Options)(nil)),
+		"ProgramInfo":  reflect.ValueOf((*compiler.ProgramInfo)(nil)),
+		"StaticTracer": reflect.ValueOf((*compiler.StaticTracer)(nil)),
+		"Stats":        reflect.ValueOf((*compiler.Stats)(nil)),
+		"Tracer":       reflect.ValueOf((*compiler.Tracer)(nil)),
 	}
 }

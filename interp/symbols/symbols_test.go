@@ -33,6 +33,10 @@ func TestUpToDate(t *testing.T) {
 		"github.com/emily-go/emily/models/llama":          "github_com-emily-go-emily-models-llama.go",
 		"github.com/emily-go/emily/models/llama/bpe":      "github_com-emily-go-emily-models-llama-bpe.go",
 		"github.com/emily-go/emily/models/llama/chat":     "github_com-emily-go-emily-models-llama-chat.go",
+		"github.com/emily-go/emily/nn":                    "github_com-emily-go-emily-nn.go",
+		"github.com/emily-go/emily/optim":                 "github_com-emily-go-emily-optim.go",
+		"github.com/emily-go/emily/display/progress":      "github_com-emily-go-emily-display-progress.go",
+		"github.com/emily-go/emily/data":                  "github_com-emily-go-emily-data.go",
 	} {
 		// As `yaegi extract` does in this directory.
 		ext := extract.Extractor{Dest: "symbols"}

@@ -1,0 +1,465 @@
+package emily
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/emily-go/emily/compiler"
+	"github.com/emily-go/emily/ir"
+	"github.com/emily-go/emily/mlxbind"
+)
+
+// Jit of functions over parameter trees (tree.go). The arguments are
+// flattened into their leaves, which become the program's inputs; what
+// the leaves do not say (the tree's types, slice lengths, map keys, nil
+// fields, and the values of non-tensor fields such as a layer's head
+// count or a Dropout's training flag, which the trace bakes in) is the
+// call's static signature: a call whose static signature differs traces
+// again, as one with new shapes does. Results are trees too, rebuilt
+// from the program's outputs on the shape the trace returned.
+
+// treeTemplates are the argument and result trees of one static
+// signature, their leaves replaced by empty tensors so that no array of
+// the call that traced is kept alive.
+type treeTemplates struct {
+	mu  sync.Mutex
+	in  []reflect.Value
+	out []reflect.Value
+}
+
+// isFlatSignature reports whether every parameter and result is *Tensor
+// (the original Jit form, which needs no trees).
+func isFlatSignature(t reflect.Type) bool {
+	for i := 0; i < t.NumIn(); i++ {
+		if t.In(i) != tensorType {
+			return false
+		}
+	}
+	for i := 0; i < t.NumOut(); i++ {
+		if t.Out(i) != tensorType {
+			return false
+		}
+	}
+	return true
+}
+
+// checkTreeSignature accepts a function of trees: parameters and results
+// of types that can hold tensors. (A parameter that holds none, an int,
+// is refused as before: static arguments belong in a tree's fields or in
+// a closure.)
+func checkTreeSignature(v reflect.Value) error {
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return fmt.Errorf("it is a %s, not a function", v.Kind())
+	}
+	t := v.Type()
+	if t.IsVariadic() {
+		return fmt.Errorf("variadic functions are not supported")
+	}
+	if t.NumOut() == 0 {
+		return fmt.Errorf("function returns nothing")
+	}
+	for i := 0; i < t.NumIn(); i++ {
+		if pt := t.In(i); !mayHoldTensors(pt) {
+			return fmt.Errorf("parameter %d is %s, which holds no *emily.Tensor", i+1, pt)
+		}
+	}
+	for i := 0; i < t.NumOut(); i++ {
+		if !mayHoldTensors(t.Out(i)) {
+			return fmt.Errorf("result %d is %s, which holds no *emily.Tensor", i+1, t.Out(i))
+		}
+	}
+	return nil
+}
+
+// compileTree is CompileNamed for a function of trees.
+func compileTree(name string, v reflect.Value, opts []Option) (*Jitted, error) {
+	j := &Jitted{name: name, fn: v, tree: true}
+	cf, err := compiler.NewStatic(name, j.traceTree, opts...)
+	if err != nil {
+		return nil, &Error{Op: "Jit", Err: err}
+	}
+	j.cf = cf
+	j.out = reflect.MakeFunc(v.Type(), j.callTree)
+	nameMade(j.out.Interface(), name)
+	return j, nil
+}
+
+// strip copies a tree with fresh empty tensors for leaves.
+func strip(v reflect.Value) reflect.Value {
+	if !v.IsValid() || !mayHoldTensors(v.Type()) {
+		return v
+	}
+	if v.Interface() == nil {
+		return v
+	}
+	leaves := TreeFlatten(v.Interface())
+	fresh := make([]*Tensor, len(leaves))
+	for i, l := range leaves {
+		fresh[i] = &Tensor{frozen: l.frozen} // Freeze's marks are part of the signature
+	}
+	return asType(reflect.ValueOf(TreeUnflatten(v.Interface(), fresh)), v.Type())
+}
+
+// asType makes v a value of type t (nil or an interface's dynamic value
+// back into t).
+func asType(v reflect.Value, t reflect.Type) reflect.Value {
+	if !v.IsValid() {
+		return reflect.Zero(t)
+	}
+	if v.Type() == t {
+		return v
+	}
+	n := reflect.New(t).Elem()
+	n.Set(v)
+	return n
+}
+
+// treeLeavesOf flattens one argument (nothing for a static value).
+func treeLeavesOf(v reflect.Value) []*Tensor {
+	if !v.IsValid() || !mayHoldTensors(v.Type()) {
+		return nil
+	}
+	return TreeFlatten(v.Interface())
+}
+
+// rebuildFrom rebuilds template v with leaves, as a value of v's type.
+func rebuildFrom(v reflect.Value, leaves []*Tensor) reflect.Value {
+	if !v.IsValid() || !mayHoldTensors(v.Type()) {
+		return v
+	}
+	x := v.Interface()
+	if x == nil {
+		return v
+	}
+	return asType(reflect.ValueOf(TreeUnflatten(x, leaves)), v.Type())
+}
+
+// callTree is the body of a jitted function of trees.
+func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
+	var flat []*Tensor
+	var sig strings.Builder
+	for i, a := range args {
+		ls := treeLeavesOf(a)
+		for _, t := range ls {
+			if t.node != nil {
+				// Called while tracing an outer function: inline.
+				return j.fn.Call(args)
+			}
+		}
+		flat = append(flat, ls...)
+		sig.WriteString(strconv.Itoa(i))
+		sig.WriteByte(':')
+		writeSignature(&sig, a, map[ptrKey]bool{})
+		sig.WriteByte(';')
+	}
+	sum := sha256.Sum256([]byte(sig.String()))
+	static := hex.EncodeToString(sum[:12])
+	tmv, loaded := j.templates.Load(static)
+	if !loaded {
+		in := make([]reflect.Value, len(args))
+		for i, a := range args {
+			in[i] = strip(a)
+		}
+		tmv, _ = j.templates.LoadOrStore(static, &treeTemplates{in: in})
+	}
+	tm := tmv.(*treeTemplates)
+	arrays, err := j.arrays(flat)
+	if err != nil {
+		panic(err)
+	}
+	var chosen *mlxbind.Stream
+	if cs, ok := currentStream(); ok {
+		chosen = &cs
+	}
+	outs, used, err := j.cf.CallStatic(chosen, static, arrays)
+	if err != nil {
+		var shapes []string
+		for _, t := range flat {
+			shapes = append(shapes, describe(t))
+		}
+		panic(&Error{Op: "Jit", Shapes: shapes, Err: err})
+	}
+	s := used
+	if chosen == nil && j.cf.Options().Stream == nil {
+		s, _ = mlxbind.DefaultStream(used.Device())
+	}
+	res := make([]*Tensor, len(outs))
+	for i, o := range outs {
+		res[i] = &Tensor{arr: o, stream: s}
+		if !slices.Contains(arrays, o) { // an input passed through is not new
+			track(res[i])
+		}
+	}
+	tm.mu.Lock()
+	outT := tm.out
+	tm.mu.Unlock()
+	results := make([]reflect.Value, len(outT))
+	k := 0
+	for i, o := range outT {
+		n := len(treeLeavesOf(o))
+		results[i] = rebuildFrom(o, res[k:k+n])
+		k += n
+	}
+	return results
+}
+
+// traceTree traces the function for one static signature: the symbolic
+// inputs are put into the argument templates' leaves.
+func (j *Jitted) traceTree(static string, g *ir.Graph, inputs []*ir.Node, s mlxbind.Stream) (outs []*ir.Node, err error) {
+	tmv, ok := j.templates.Load(static)
+	if !ok {
+		return nil, fmt.Errorf("internal error: no argument template for signature %s", static)
+	}
+	tm := tmv.(*treeTemplates)
+	tr := &tracer{g: g, stream: s}
+	defer tr.done.Store(true)
+	defer enterTrace(tr)()
+	sym := make([]*Tensor, len(inputs))
+	for i, n := range inputs {
+		ph, perr := placeholder(s, n.Shape, n.DType)
+		if perr != nil {
+			return nil, perr
+		}
+		sym[i] = &Tensor{arr: ph, stream: s, node: n, tr: tr}
+	}
+	args := make([]reflect.Value, len(tm.in))
+	k := 0
+	for i, a := range tm.in {
+		tl := treeLeavesOf(a)
+		for m, l := range tl {
+			sym[k+m].frozen = l.frozen
+		}
+		args[i] = rebuildFrom(a, sym[k:k+len(tl)])
+		k += len(tl)
+	}
+	defer recoverError(&err)
+	results := j.fn.Call(args)
+	outT := make([]reflect.Value, len(results))
+	for i, r := range results {
+		for _, t := range treeLeavesOf(r) {
+			if t.tr != nil && !t.tr.encloses(tr) {
+				return nil, fmt.Errorf("result %d comes from another trace", i)
+			}
+			outs = append(outs, tr.nodeOf(t))
+		}
+		outT[i] = strip(r)
+	}
+	tm.mu.Lock()
+	tm.out = outT
+	tm.mu.Unlock()
+	return outs, nil
+}
+
+// writeSignature writes what of v the leaves do not say: types, lengths,
+// keys, nil-ness, sharing, and non-tensor values.
+func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
+	if !v.IsValid() {
+		b.WriteString("!")
+		return
+	}
+	t := v.Type()
+	b.WriteString(strconv.Itoa(typeID(t)))
+	switch v.Kind() {
+	case reflect.Bool:
+		b.WriteString(strconv.FormatBool(v.Bool()))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		b.WriteString(strconv.FormatInt(v.Int(), 10))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		b.WriteString(strconv.FormatUint(v.Uint(), 10))
+	case reflect.Float32, reflect.Float64:
+		b.WriteString(strconv.FormatUint(math.Float64bits(v.Float()), 16))
+	case reflect.Complex64, reflect.Complex128:
+		b.WriteString(fmt.Sprint(v.Complex()))
+	case reflect.String:
+		b.WriteString(strconv.Quote(v.String()))
+	case reflect.Pointer:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		if t == tensorType {
+			// A leaf: its shape and dtype are the input's; whether it is
+			// frozen changes what a gradient inside computes.
+			if v.Interface().(*Tensor).frozen {
+				b.WriteString("F")
+			}
+			return
+		}
+		pk := ptrKey{t, v.Pointer()}
+		if seen[pk] {
+			// Shared: which earlier pointer does not matter for the walk
+			// (the first path names it), but that it is shared does.
+			b.WriteString("&")
+			return
+		}
+		seen[pk] = true
+		writeSignature(b, v.Elem(), seen)
+	case reflect.Interface:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		writeSignature(b, v.Elem(), seen)
+	case reflect.Struct:
+		b.WriteByte('{')
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).IsExported() && t.Field(i).Tag.Get("emily") != "-" {
+				writeSignature(b, v.Field(i), seen)
+				b.WriteByte(',')
+			}
+		}
+		b.WriteByte('}')
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		b.WriteString("[" + strconv.Itoa(v.Len()))
+		for i := 0; i < v.Len(); i++ {
+			b.WriteByte(',')
+			writeSignature(b, v.Index(i), seen)
+		}
+		b.WriteByte(']')
+	case reflect.Map:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		b.WriteByte('{')
+		for _, k := range sortedKeys(v) {
+			writeSignature(b, k, seen)
+			b.WriteByte(':')
+			writeSignature(b, v.MapIndex(k), seen)
+			b.WriteByte(',')
+		}
+		b.WriteByte('}')
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		// Which function or channel: a different one is other code.
+		b.WriteString(strconv.FormatUint(uint64(v.Pointer()), 16))
+	}
+}
+
+var typeIDs struct {
+	sync.Mutex
+	ids map[reflect.Type]int
+}
+
+// typeID numbers types, so that two session types of one name (a type
+// redeclared in a later cell) differ.
+func typeID(t reflect.Type) int {
+	typeIDs.Lock()
+	defer typeIDs.Unlock()
+	if typeIDs.ids == nil {
+		typeIDs.ids = map[reflect.Type]int{}
+	}
+	id, ok := typeIDs.ids[t]
+	if !ok {
+		id = len(typeIDs.ids) + 1
+		typeIDs.ids[t] = id
+	}
+	return id
+}
+
+// TreeVJP is VJP for a function of trees: primals holds one value per
+// parameter of f (a tree or a *Tensor), cotangents one per result of f,
+// each a tree of that result's shape. outputs are f's results and vjps
+// one tree per primal, of its type, with nil for frozen or integer
+// leaves (those are not differentiated).
+func TreeVJP(f any, primals, cotangents []any) (outputs, vjps []any) {
+	fv := reflect.ValueOf(f)
+	if err := checkTreeSignature(fv); err != nil {
+		panic(&Error{Op: "TreeVJP", Err: fmt.Errorf("%s: %w", funcName(fv), err),
+			Hint: "pass a func whose parameters and results are *emily.Tensor or trees of them"})
+	}
+	ft := fv.Type()
+	if len(primals) != ft.NumIn() || len(cotangents) != ft.NumOut() {
+		panic(&Error{Op: "TreeVJP", Err: fmt.Errorf("f takes %d and returns %d value(s); got %d primal(s) and %d cotangent(s)",
+			ft.NumIn(), ft.NumOut(), len(primals), len(cotangents))})
+	}
+	// The differentiated leaves are the primals' trainable float ones;
+	// the rest go in as constants of the flat function.
+	var diffT []*Tensor
+	type slot struct {
+		diff  bool
+		fixed *Tensor
+	}
+	slots := make([][]slot, len(primals))
+	for i, p := range primals {
+		for _, l := range treeLeavesList(asType(reflect.ValueOf(p), ft.In(i))) {
+			d := !l.Frozen && isInexact(l.Tensor.DType())
+			slots[i] = append(slots[i], slot{d, l.Tensor})
+			if d {
+				diffT = append(diffT, l.Tensor)
+			}
+		}
+	}
+	var outT []reflect.Value
+	in := make([]reflect.Type, len(diffT))
+	for i := range in {
+		in[i] = tensorType
+	}
+	var cts []*Tensor
+	for i, c := range cotangents {
+		cts = append(cts, treeLeavesOf(asType(reflect.ValueOf(c), ft.Out(i)))...)
+	}
+	out := make([]reflect.Type, len(cts))
+	for i := range out {
+		out[i] = tensorType
+	}
+	flat := reflect.MakeFunc(reflect.FuncOf(in, out, false), func(xs []reflect.Value) []reflect.Value {
+		args := make([]reflect.Value, len(primals))
+		k := 0
+		for i, p := range primals {
+			leaves := make([]*Tensor, len(slots[i]))
+			for m, s := range slots[i] {
+				if s.diff {
+					leaves[m] = xs[k].Interface().(*Tensor)
+					k++
+				} else {
+					leaves[m] = s.fixed
+				}
+			}
+			args[i] = rebuildFrom(asType(reflect.ValueOf(p), ft.In(i)), leaves)
+		}
+		res := fv.Call(args)
+		var flatOut []reflect.Value
+		outT = make([]reflect.Value, len(res))
+		for i, r := range res {
+			for _, t := range treeLeavesOf(r) {
+				flatOut = append(flatOut, reflect.ValueOf(t))
+			}
+			outT[i] = strip(r)
+		}
+		if len(flatOut) != len(out) {
+			panic(&Error{Op: "TreeVJP", Err: fmt.Errorf("f's results have %d tensor(s) but the cotangents %d", len(flatOut), len(out)),
+				Hint: "pass one cotangent tree per result, of the result's shape"})
+		}
+		return flatOut
+	}).Interface()
+	outs, vs := VJP(nameMade(flat, funcName(fv)), diffT, cts)
+	k := 0
+	for _, o := range outT {
+		n := len(treeLeavesOf(o))
+		outputs = append(outputs, rebuildFrom(o, outs[k:k+n]).Interface())
+		k += n
+	}
+	k = 0
+	for i, p := range primals {
+		leaves := make([]*Tensor, len(slots[i]))
+		for m, s := range slots[i] {
+			if s.diff {
+				leaves[m] = vs[k]
+				k++
+			}
+		}
+		vjps = append(vjps, rebuildFrom(asType(reflect.ValueOf(p), ft.In(i)), leaves).Interface())
+	}
+	return outputs, vjps
+}

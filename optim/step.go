@@ -1,0 +1,81 @@
+package optim
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/nn"
+)
+
+// TrainStep is a jitted training step: the forward pass, the backward
+// pass and the optimizer's update are one program per batch signature.
+// The model and the optimizer's state are implicit inputs and outputs,
+// updated in place after each call, as mx.compile(step, inputs=state,
+// outputs=state) does in MLX: the caller passes only the batch.
+//
+//	step := optim.NewTrainStep(model, opt, loss)
+//	for ... { l := step.Step(x, y) }
+type TrainStep struct {
+	Model any
+	Opt   Optimizer
+	fn    func(*trainState, []*emily.Tensor) (*trainState, *emily.Tensor)
+	j     *emily.Jitted
+}
+
+// trainState is what the jitted step takes and returns besides the batch.
+type trainState struct {
+	Model any
+	Opt   any
+}
+
+// NewTrainStep makes the step for model (a pointer to a tree), opt and
+// lossFn, a func(model, batch ...*emily.Tensor) *emily.Tensor whose first
+// parameter has model's type. Each call also advances the model's Dropout
+// keys (nn.AdvanceKeys). opts are Jit's (lanes, device).
+func NewTrainStep(model any, opt Optimizer, lossFn any, opts ...emily.Option) *TrainStep {
+	lf := reflect.ValueOf(lossFn)
+	if lf.Kind() != reflect.Func || lf.Type().NumIn() == 0 || !reflect.TypeOf(model).AssignableTo(lf.Type().In(0)) {
+		panic(&emily.Error{Op: "NewTrainStep", Err: fmt.Errorf("lossFn is %T; want a func whose first parameter takes the model (%T)", lossFn, model),
+			Hint: "pass func(m *Model, x, y *emily.Tensor) *emily.Tensor"})
+	}
+	nBatch := lf.Type().NumIn() - 1
+	vg := reflect.ValueOf(nn.ValueAndGrad(lossFn))
+	// The optimizer's state must exist before the first trace, so that the
+	// state returned has the shape of the state passed.
+	opt.Init(model)
+	s := &TrainStep{Model: model, Opt: opt}
+	s.fn = func(st *trainState, batch []*emily.Tensor) (*trainState, *emily.Tensor) {
+		if len(batch) != nBatch {
+			panic(&emily.Error{Op: "TrainStep", Err: fmt.Errorf("the loss takes %d batch tensor(s), got %d", nBatch, len(batch))})
+		}
+		args := []reflect.Value{reflect.ValueOf(st.Model)}
+		for _, b := range batch {
+			args = append(args, reflect.ValueOf(b))
+		}
+		res := vg.Call(args)
+		loss, grads := res[0].Interface().(*emily.Tensor), res[len(res)-1].Interface()
+		st.Opt.(Optimizer).Update(st.Model, grads)
+		nn.AdvanceKeys(st.Model)
+		return st, loss
+	}
+	j, err := emily.Compile(s.fn, opts...)
+	if err != nil {
+		panic(err)
+	}
+	s.j = j
+	return s
+}
+
+// Step runs one step on batch and returns the loss (before the update).
+// The model's and the optimizer's leaves are replaced in place.
+func (s *TrainStep) Step(batch ...*emily.Tensor) *emily.Tensor {
+	f := s.j.Func().(func(*trainState, []*emily.Tensor) (*trainState, *emily.Tensor))
+	st, loss := f(&trainState{Model: s.Model, Opt: s.Opt}, batch)
+	emily.SetLeaves(s.Model, emily.TreeFlatten(st.Model))
+	emily.SetLeaves(s.Opt, emily.TreeFlatten(st.Opt))
+	return loss
+}
+
+// Jitted returns the compiled step (for Stats and Programs).
+func (s *TrainStep) Jitted() *emily.Jitted { return s.j }

@@ -1,0 +1,337 @@
+package emily_test
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/emily-go/emily"
+)
+
+type treeLin struct {
+	W *emily.Tensor `emily:"weight"`
+	B *emily.Tensor `emily:"bias"`
+}
+
+type treeNet struct {
+	Layers   []*treeLin
+	Extra    map[string]*emily.Tensor
+	OutProj  treeLin
+	Scale    *emily.Tensor `emily:",frozen"`
+	Skip     *emily.Tensor `emily:"-"`
+	Heads    int
+	hidden   *emily.Tensor
+	NilField *emily.Tensor
+}
+
+func f32s(vals ...float32) *emily.Tensor { return emily.FromSlice(vals) }
+
+func newTreeNet() *treeNet {
+	return &treeNet{
+		Layers:  []*treeLin{{W: f32s(1, 2), B: f32s(0.5)}, {W: f32s(3, 4), B: f32s(-1)}},
+		Extra:   map[string]*emily.Tensor{"zeta": f32s(7), "alpha": f32s(9)},
+		OutProj: treeLin{W: f32s(0.25, 0.75), B: f32s(2)},
+		Scale:   f32s(2),
+		Skip:    f32s(100),
+		Heads:   2,
+		hidden:  f32s(5),
+	}
+}
+
+func TestTreeNamesAndOrder(t *testing.T) {
+	n := newTreeNet()
+	want := []string{"layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias",
+		"extra.alpha", "extra.zeta", "out_proj.weight", "out_proj.bias", "scale"}
+	if got := emily.TreeNames(n); !slices.Equal(got, want) {
+		t.Fatalf("names %v, want %v", got, want)
+	}
+	for _, l := range emily.TreeLeaves(n) {
+		if l.Frozen != (l.Name == "scale") {
+			t.Errorf("%s frozen = %v", l.Name, l.Frozen)
+		}
+	}
+	// A map with int keys sorts by number, not by text.
+	m := map[int]*emily.Tensor{10: f32s(1), 2: f32s(2), 1: f32s(3)}
+	if got := emily.TreeNames(m); !slices.Equal(got, []string{"1", "2", "10"}) {
+		t.Errorf("int map names %v", got)
+	}
+	// Shared tensors are one leaf, under their first name.
+	w := f32s(1)
+	tied := struct{ A, B *emily.Tensor }{w, w}
+	if got := emily.TreeNames(tied); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("tied names %v", got)
+	}
+}
+
+func TestTreeUnflattenAndUpdate(t *testing.T) {
+	n := newTreeNet()
+	leaves := emily.TreeFlatten(n)
+	repl := make([]*emily.Tensor, len(leaves))
+	for i, l := range leaves {
+		repl[i] = emily.Mul(l, emily.Scalar(10))
+	}
+	m := emily.TreeUnflatten(n, repl).(*treeNet)
+	if m == n || m.Layers[0] == n.Layers[0] {
+		t.Fatal("TreeUnflatten changed the tree in place")
+	}
+	if got := m.Layers[1].W.ToFloat32s(); !slices.Equal(got, []float32{30, 40}) {
+		t.Errorf("rebuilt layers.1.weight = %v", got)
+	}
+	if got := m.Extra["alpha"].ToFloat32s(); !slices.Equal(got, []float32{90}) {
+		t.Errorf("rebuilt extra.alpha = %v", got)
+	}
+	if m.Heads != 2 || m.Skip != n.Skip || m.NilField != nil {
+		t.Errorf("non-leaf fields not kept: heads %d skip %v nil %v", m.Heads, m.Skip == n.Skip, m.NilField)
+	}
+	if got := n.Layers[1].W.ToFloat32s(); !slices.Equal(got, []float32{3, 4}) {
+		t.Errorf("original changed: %v", got)
+	}
+	// In place: the same struct pointers now hold the new tensors.
+	l0 := n.Layers[0]
+	emily.SetLeaves(n, repl)
+	if n.Layers[0] != l0 || n.Layers[0].W != repl[0] || n.Extra["zeta"] != repl[5] || n.OutProj.B != repl[7] {
+		t.Error("SetLeaves did not set every leaf in place")
+	}
+	if !n.Scale.Frozen() && !emily.TreeLeaves(n)[8].Frozen {
+		t.Error("a tagged-frozen leaf is no longer frozen after an update")
+	}
+	// A struct value cannot be updated in place: the error says what to do.
+	err := emily.Try(func() {
+		emily.TreeUpdate(treeLin{W: f32s(1)}, func(string, *emily.Tensor) *emily.Tensor { return f32s(2) })
+	})
+	if err == nil || !strings.Contains(err.Error(), `leaf "weight"`) || !strings.Contains(err.Error(), "&model") {
+		t.Errorf("TreeUpdate of a value: %v", err)
+	}
+	// Sharing survives a rebuild.
+	w := f32s(1)
+	tied := &struct{ A, B *emily.Tensor }{w, w}
+	r := emily.TreeUnflatten(tied, []*emily.Tensor{f32s(5)}).(*struct{ A, B *emily.Tensor })
+	if r.A != r.B {
+		t.Error("tied leaves no longer shared after TreeUnflatten")
+	}
+	if err := emily.Try(func() { emily.TreeUnflatten(tied, nil) }); err == nil || !strings.Contains(err.Error(), "1 leaves, got 0") {
+		t.Errorf("count mismatch: %v", err)
+	}
+}
+
+func TestTreeFreeze(t *testing.T) {
+	n := newTreeNet()
+	emily.Freeze(n, "layers.0", "extra.zeta")
+	var frozen []string
+	for _, l := range emily.TreeLeaves(n) {
+		if l.Frozen {
+			frozen = append(frozen, l.Name)
+		}
+	}
+	if want := []string{"layers.0.weight", "layers.0.bias", "extra.zeta", "scale"}; !slices.Equal(frozen, want) {
+		t.Errorf("frozen %v, want %v", frozen, want)
+	}
+	emily.Unfreeze(n)
+	frozen = nil
+	for _, l := range emily.TreeLeaves(n) {
+		if l.Frozen {
+			frozen = append(frozen, l.Name)
+		}
+	}
+	if !slices.Equal(frozen, []string{"scale"}) {
+		t.Errorf("after Unfreeze, frozen %v (the tag keeps scale)", frozen)
+	}
+	// "layers.1" must not select "layers.10"-like names by text alone.
+	err := emily.Try(func() { emily.Freeze(n, "layers.0.w") })
+	if err == nil || !strings.Contains(err.Error(), `"layers.0.w"`) || !strings.Contains(err.Error(), "layers.0.weight") {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+// treeLoss is sum((w·x + b)²) over the layers, plus alpha·zeta, times scale.
+func treeLoss(n *treeNet, x *emily.Tensor) *emily.Tensor {
+	loss := emily.Scalar(0)
+	for _, l := range n.Layers {
+		y := emily.Add(emily.Sum(emily.Mul(l.W, x)), l.B)
+		loss = emily.Add(loss, emily.Sum(emily.Mul(y, y)))
+	}
+	loss = emily.Add(loss, emily.Sum(emily.Mul(n.Extra["alpha"], n.Extra["zeta"])))
+	return emily.Mul(loss, emily.Sum(n.Scale))
+}
+
+// wantTreeGrads is treeLoss's gradient by hand, at newTreeNet and x.
+func wantTreeGrads(x []float64) map[string][]float64 {
+	g := map[string][]float64{}
+	ws := [][]float64{{1, 2}, {3, 4}}
+	bs := []float64{0.5, -1}
+	for i := range ws {
+		y := ws[i][0]*x[0] + ws[i][1]*x[1] + bs[i]
+		name := "layers." + string(rune('0'+i))
+		g[name+".weight"] = []float64{2 * 2 * y * x[0], 2 * 2 * y * x[1]}
+		g[name+".bias"] = []float64{2 * 2 * y}
+	}
+	g["extra.alpha"] = []float64{2 * 7}
+	g["extra.zeta"] = []float64{2 * 9}
+	return g
+}
+
+func checkTreeGrads(t *testing.T, what string, grads *treeNet, frozen ...string) {
+	t.Helper()
+	want := wantTreeGrads([]float64{1, -2})
+	got := map[string]*emily.Tensor{}
+	for i, l := range grads.Layers {
+		got["layers."+string(rune('0'+i))+".weight"] = l.W
+		got["layers."+string(rune('0'+i))+".bias"] = l.B
+	}
+	got["extra.alpha"], got["extra.zeta"] = grads.Extra["alpha"], grads.Extra["zeta"]
+	if grads.Scale != nil {
+		t.Errorf("%s: the frozen scale has a gradient", what)
+	}
+	for name, w := range want {
+		if slices.Contains(frozen, name) {
+			if got[name] != nil {
+				t.Errorf("%s: frozen %s has a gradient", what, name)
+			}
+			continue
+		}
+		if got[name] == nil {
+			t.Errorf("%s: no gradient for %s", what, name)
+			continue
+		}
+		gradClose(t, what+" "+name, got[name], w, 1e-5)
+	}
+	if grads.Heads != 2 {
+		t.Errorf("%s: the gradient tree lost a plain field", what)
+	}
+}
+
+func TestTreeGradAndValueAndGrad(t *testing.T) {
+	x := f32s(1, -2)
+	n := newTreeNet()
+	g := emily.Grad(treeLoss).(func(*treeNet, *emily.Tensor) *treeNet)(n, x)
+	checkTreeGrads(t, "Grad", g)
+
+	vg := emily.ValueAndGrad(treeLoss).(func(*treeNet, *emily.Tensor) (*emily.Tensor, *treeNet))
+	emily.Freeze(n, "layers.1")
+	loss, g2 := vg(n, x)
+	checkTreeGrads(t, "ValueAndGrad with layers.1 frozen", g2, "layers.1.weight", "layers.1.bias")
+	// Loss by hand: (1-4+0.5)² + (3-8-1)² + 63, times 2.
+	if got, want := loss.ToFloat64s()[0], 2*(6.25+36+63); math.Abs(got-want) > 1e-4 {
+		t.Errorf("loss %v, want %v", got, want)
+	}
+
+	// Jitted: one trace, gradients in every lane.
+	for _, lane := range treeLanes {
+		t.Run(lane.name, func(t *testing.T) {
+			j, err := emily.Compile(emily.ValueAndGrad(treeLoss), lane.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := j.Func().(func(*treeNet, *emily.Tensor) (*emily.Tensor, *treeNet))
+			for range 3 {
+				_, g := f(n, x)
+				checkTreeGrads(t, lane.name, g, "layers.1.weight", "layers.1.bias")
+			}
+			if s := j.Stats(); s.Traces != 1 {
+				t.Errorf("%d traces for one tree signature, want 1", s.Traces)
+			}
+		})
+	}
+}
+
+var treeLanes = []struct {
+	name string
+	opts []emily.Option
+}{
+	{"native", []emily.Option{emily.WithNative(true), emily.WithFallback("raise")}},
+	{"eval", []emily.Option{emily.WithNative(false)}},
+	{"fuse", []emily.Option{emily.WithNative(true), emily.WithFuse(true), emily.WithFallback("raise")}},
+}
+
+type scaler struct {
+	W      *emily.Tensor
+	Factor float64 // static: the trace bakes it in
+}
+
+func TestJitTrees(t *testing.T) {
+	for _, lane := range treeLanes {
+		t.Run(lane.name, func(t *testing.T) {
+			step := func(s *scaler, xs []*emily.Tensor) (*scaler, map[string]*emily.Tensor) {
+				out := &scaler{W: emily.Mul(s.W, emily.Scalar(s.Factor)), Factor: s.Factor}
+				return out, map[string]*emily.Tensor{"sum": emily.Add(xs[0], xs[1]), "w": s.W}
+			}
+			j, err := emily.Compile(step, lane.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := j.Func().(func(*scaler, []*emily.Tensor) (*scaler, map[string]*emily.Tensor))
+			s := &scaler{W: f32s(1, 2), Factor: 3}
+			xs := []*emily.Tensor{f32s(1), f32s(2)}
+			for range 2 {
+				s2, m := f(s, xs)
+				if got := s2.W.ToFloat32s(); !slices.Equal(got, []float32{3, 6}) || s2.Factor != 3 {
+					t.Errorf("W %v factor %v", got, s2.Factor)
+				}
+				if got := m["sum"].ToFloat32s(); !slices.Equal(got, []float32{3}) {
+					t.Errorf("sum %v", got)
+				}
+				if got := m["w"].ToFloat32s(); !slices.Equal(got, []float32{1, 2}) {
+					t.Errorf("input passed through: %v", got)
+				}
+			}
+			if got := j.Stats().Traces; got != 1 {
+				t.Errorf("%d traces, want 1", got)
+			}
+			// A new static value or a longer slice is a new signature.
+			s.Factor = 10
+			s2, _ := f(s, xs)
+			if got := s2.W.ToFloat32s(); !slices.Equal(got, []float32{10, 20}) {
+				t.Errorf("after Factor = 10: W %v (a stale trace?)", got)
+			}
+			f(s, append(xs, f32s(5)))
+			if got := j.Stats().Traces; got != 3 {
+				t.Errorf("%d traces after two new signatures, want 3", got)
+			}
+		})
+	}
+	// Bad signatures still say what is wrong.
+	err := emily.Try(func() { emily.Jit(func(n int) *emily.Tensor { return nil }) })
+	if err == nil || !strings.Contains(err.Error(), "parameter 1 is int") {
+		t.Errorf("int parameter: %v", err)
+	}
+}
+
+func TestTreeVJP(t *testing.T) {
+	// f(p, x) = {y: w*x, z: b*b}; cotangents 1 and 2: dw = x, db = 4b,
+	// dx = w.
+	type pw struct{ W, B *emily.Tensor }
+	f := func(p *pw, x *emily.Tensor) map[string]*emily.Tensor {
+		return map[string]*emily.Tensor{"y": emily.Mul(p.W, x), "z": emily.Mul(p.B, p.B)}
+	}
+	p := &pw{W: f32s(3), B: f32s(5)}
+	x := f32s(2)
+	outs, vjps := emily.TreeVJP(f, []any{p, x}, []any{map[string]*emily.Tensor{"y": f32s(1), "z": f32s(2)}})
+	if got := outs[0].(map[string]*emily.Tensor)["y"].ToFloat32s(); !slices.Equal(got, []float32{6}) {
+		t.Errorf("y = %v", got)
+	}
+	g := vjps[0].(*pw)
+	if w, b, dx := g.W.ToFloat32s(), g.B.ToFloat32s(), vjps[1].(*emily.Tensor).ToFloat32s(); w[0] != 2 || b[0] != 20 || dx[0] != 3 {
+		t.Errorf("vjps dw %v db %v dx %v, want 2 20 3", w, b, dx)
+	}
+	emily.Freeze(p, "b")
+	_, vjps = emily.TreeVJP(f, []any{p, x}, []any{map[string]*emily.Tensor{"y": f32s(1), "z": f32s(2)}})
+	if vjps[0].(*pw).B != nil || vjps[0].(*pw).W == nil {
+		t.Error("a frozen leaf got a vjp, or a trainable one lost it")
+	}
+}
+
+// A tensor used in two places (tied weights) is one leaf: its gradient is
+// the sum over its uses, and the gradient tree shares it as the model
+// does.
+func TestTreeTiedGradient(t *testing.T) {
+	type tied struct{ In, Out *emily.Tensor }
+	w := f32s(3)
+	m := &tied{In: w, Out: w}
+	// loss = (w·x)·w = w²x: d/dw = 2wx = 12 at w = 3, x = 2.
+	loss := func(m *tied, x *emily.Tensor) *emily.Tensor { return emily.Sum(emily.Mul(emily.Mul(m.In, x), m.Out)) }
+	g := emily.Grad(loss).(func(*tied, *emily.Tensor) *tied)(m, f32s(2))
+	if g.In != g.Out || g.In.ToFloat32s()[0] != 12 {
+		t.Errorf("tied gradient %v (shared %v), want 12 shared", g.In.ToFloat32s(), g.In == g.Out)
+	}
+}
