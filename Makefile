@@ -17,7 +17,7 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-minilm clean kernel-install generate check-generated fuzz soak
+.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-compare bench-minilm clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
@@ -122,9 +122,21 @@ soak: build venv
 
 # Emily's lanes beside MLX's Python API (same MLX version) and NumPy, in
 # one run; .venv-bench holds those (scripts/setup-bench-venv.sh).
+# BENCH_ROUNDS interleaved rounds: each row prints min–median–max over them
+# and a ratio is a win or a loss only when the ranges do not overlap.
+BENCH_ROUNDS ?= 3
 bench: build
 	@scripts/setup-bench-venv.sh
-	$(GO) run ./bench -python .venv-bench/bin/python
+	$(GO) run ./bench -python .venv-bench/bin/python -rounds $(BENCH_ROUNDS)
+
+# The regression guard: the benches of commits A and B in turns on this
+# machine, B ÷ A per row, rows that moved past their spread flagged
+# (scripts/bench-compare.sh; BENCH_FLAGS as -name=value).
+A ?= main
+B ?= HEAD
+BENCH_FLAGS ?= -steps=false
+bench-compare: mlx
+	BENCH_ROUNDS=$(BENCH_ROUNDS) scripts/bench-compare.sh $(A) $(B) $(BENCH_FLAGS)
 
 # all-MiniLM-L6-v2's sentences/s at batch 1 and 32 in the native and fuse
 # lanes beside sentence-transformers on torch CPU, interleaved (bench/minilm,

@@ -12,20 +12,41 @@ import (
 	"github.com/emily-go/emily/mlxbind"
 )
 
-// FuseCXXFlagsEnv names the environment variable that adds flags to the
-// g++ command MLX runs to build the fuse lane's CPU kernels, e.g.
-// "-march=native" (vector units and FMA instructions: results unchanged,
-// ARCHITECTURE.md has the measurements) or "-march=native -ffast-math"
-// (vectorized tanh and friends through glibc's libmvec: much faster, and
-// results change by a few ULP). Read once at start-up.
+// FuseCXXFlagsEnv names the environment variable that sets the flags
+// added to the g++ command MLX runs to build the fuse lane's CPU kernels.
+// Unset, the kernels use the host's vector math where it has it (see
+// vectorMathFlags: x86-64 with glibc's libmvec); "off" leaves MLX's own
+// command alone; anything else replaces the default, e.g.
+// "-march=native -ffast-math" (faster still, results change and NaN/Inf
+// handling goes). Read once at start-up.
 const FuseCXXFlagsEnv = "EMILY_FUSE_CXXFLAGS"
 
+// fuseCXXFlags is the flag set in force ("" for MLX's command), for
+// FuseCXXFlags and the tests.
+var fuseCXXFlags string
+
+// FuseCXXFlags returns the g++ flags the fuse lane's CPU kernels are built
+// with beyond MLX's own command: EMILY_FUSE_CXXFLAGS's, or the vector math
+// default, or "" for none.
+func FuseCXXFlags() string { return fuseCXXFlags }
+
 func init() {
-	if flags := strings.TrimSpace(os.Getenv(FuseCXXFlagsEnv)); flags != "" {
-		if err := setFuseCXXFlags(flags); err != nil {
-			fmt.Fprintf(os.Stderr, "emily: %s: %v\n", FuseCXXFlagsEnv, err)
+	flags, set := os.LookupEnv(FuseCXXFlagsEnv)
+	flags = strings.TrimSpace(flags)
+	if !set || flags == "" {
+		vec, err := vectorMathFlags()
+		if err != nil || vec == "" {
+			return // not an x86-64 glibc host, or no g++: MLX's command
 		}
+		flags = vec
+	} else if flags == "off" {
+		return
 	}
+	if err := setFuseCXXFlags(flags); err != nil {
+		fmt.Fprintf(os.Stderr, "emily: %s: %v\n", FuseCXXFlagsEnv, err)
+		return
+	}
+	fuseCXXFlags = flags
 }
 
 // setFuseCXXFlags makes MLX's CPU compile use flags. MLX runs a fixed

@@ -1,10 +1,12 @@
 package emily_test
 
 import (
+	"debug/elf"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -18,8 +20,15 @@ func runFuseCXXChild(t *testing.T, flags, want string) string {
 	t.Helper()
 	cache := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestFuseCXXFlagsChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), emily.FuseCXXFlagsEnv+"="+flags, "XDG_CACHE_HOME="+cache,
-		"EMILY_FUSE_CXX_CHILD="+want)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, emily.FuseCXXFlagsEnv+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if flags != unsetFlags {
+		cmd.Env = append(cmd.Env, emily.FuseCXXFlagsEnv+"="+flags)
+	}
+	cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache, "EMILY_FUSE_CXX_CHILD="+want)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestFuseCXXFlagsChild") {
 		t.Fatalf("child with %s=%q: %v\n%s", emily.FuseCXXFlagsEnv, flags, err, out)
@@ -44,6 +53,55 @@ func TestFuseCXXFlagsReachMLXsCompiler(t *testing.T) {
 	script, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(libs[0])))), "bin", "g++"))
 	if err != nil || !strings.Contains(string(script), `"$@" '-march=native'`) {
 		t.Fatalf("wrapper script (err %v):\n%s", err, script)
+	}
+}
+
+// unsetFlags asks runFuseCXXChild for a child without EMILY_FUSE_CXXFLAGS.
+const unsetFlags = "\x00unset"
+
+// TestFuseVectorMathByDefault: with EMILY_FUSE_CXXFLAGS unset, the fused
+// CPU kernels of an x86-64 glibc host call libmvec's vector functions
+// (issue 25: a fused tanh chain called scalar tanhf per element) and stay
+// within the fuse lane's 8-ULP bound (the child checks it); "off" keeps
+// MLX's own command, whose kernels call no vector function.
+func TestFuseVectorMathByDefault(t *testing.T) {
+	if _, err := exec.LookPath("g++"); err != nil {
+		t.Skip("no g++: MLX cannot build fused CPU kernels here")
+	}
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("vector math by default is for x86-64 glibc hosts")
+	}
+	vectorCalls := func(cache string) (libs, calls int) {
+		paths, _ := filepath.Glob(filepath.Join(cache, "emily", "fuse-cxx", "*", "mlx", "*", "cpu", "lib*.so"))
+		for _, p := range paths {
+			f, err := elf.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			syms, _ := f.ImportedSymbols()
+			f.Close()
+			for _, s := range syms {
+				if strings.HasPrefix(s.Name, "_ZGV") {
+					calls++
+				}
+			}
+		}
+		return len(paths), calls
+	}
+	cache := runFuseCXXChild(t, unsetFlags, "ok")
+	libs, calls := vectorCalls(cache)
+	if libs == 0 {
+		t.Skip("no libmvec on this host: MLX's own command (no kernel in a flag set's cache)")
+	}
+	if calls == 0 {
+		t.Fatalf("%d fused kernels built by default, none calls a libmvec vector function", libs)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "mlx")); err == nil {
+		t.Fatal("a kernel went to MLX's shared cache")
+	}
+	off := runFuseCXXChild(t, "off", "ok")
+	if libs, _ := vectorCalls(off); libs != 0 {
+		t.Fatalf("EMILY_FUSE_CXXFLAGS=off: %d kernels in a flag set's cache, want MLX's own command", libs)
 	}
 }
 

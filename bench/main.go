@@ -18,7 +18,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/emily-go/emily"
@@ -34,7 +33,9 @@ var (
 	big     = flag.String("big", "auto", "run the 4096 bf16 matmul: yes, no, auto (on the GPU only)")
 	only    = flag.String("only", "", "comma-separated workload ids to run (default: all)")
 	lock    = flag.Bool("lock", false, "run everything on one OS thread (runtime.LockOSThread), to see what thread changes cost")
-	jsonOut = flag.String("json", "", "also write every time (seconds per call) to this file")
+	jsonOut = flag.String("json", "", "also write every time (seconds per call, one per round) to this file")
+	rounds  = flag.Int("rounds", 1, "interleaved rounds: each runs every workload, Emily's lanes and then its peers; rows print min–median–max over them")
+	steps   = flag.Bool("steps", true, "after the table, print the step-by-step experiments (per-call overheads, floor, readback, constants)")
 )
 
 type fn1 = func(*emily.Tensor) *emily.Tensor
@@ -71,6 +72,20 @@ func chain(n int) fn1 {
 		}
 		return x
 	}
+}
+
+func tanh33(x *emily.Tensor) *emily.Tensor {
+	for i := 0; i < 33; i++ {
+		x = emily.Tanh(emily.Add(emily.Mul(x, emily.Scalar(0.9)), emily.Scalar(0.1)))
+	}
+	return x
+}
+
+func mathmix(x *emily.Tensor) *emily.Tensor {
+	for i := 0; i < 4; i++ {
+		x = emily.Sigmoid(emily.Log1p(emily.Exp(emily.Neg(emily.Mul(x, x)))))
+	}
+	return x
 }
 
 func softmax(x *emily.Tensor) *emily.Tensor {
@@ -171,6 +186,22 @@ func workloads(dev string) []workload {
 		cases["eager"] = func() { evalFree(f(x)) }
 		cases["scoped"] = func() { evalFree(emily.Scoped(func() *emily.Tensor { return f(x) })) }
 		ws = append(ws, workload{fmt.Sprintf("chain:%d", n), fmt.Sprintf("100-op chain, %d f32", n), cases})
+	}
+	// Chains of transcendental ops (issue 25: 33 × tanh(x·a+b) fused on the
+	// CPU took 28× NumPy's time, each element calling libm).
+	tx := normal(1, 1<<20)
+	for _, m := range []struct {
+		id, name string
+		f        fn1
+	}{
+		{"tanh33:1048576", "33 × tanh(0.9x+0.1), 1M f32", tanh33},
+		{"mathmix:1048576", "4 × sigmoid(log1p(exp(-x²))), 1M f32", mathmix},
+		{"gelu:1048576", "GELU (erf), 1M f32", emily.Gelu},
+	} {
+		f := m.f
+		cases := lanes(f, tx)
+		cases["eager"] = func() { evalFree(f(tx)) }
+		ws = append(ws, workload{m.id, m.name, cases})
 	}
 	mm := []string{"matmul:1024", "matmul:4096", "matmul_bf16:1024"}
 	if *big == "yes" || (*big == "auto" && dev == "gpu") {
@@ -275,89 +306,53 @@ func main() {
 		}
 	}
 	dev := emily.DefaultDevice()
-	fmt.Printf("emily bench: MLX %s, device %s, %s, GOMAXPROCS=%d, budget %v per case, locked to a thread: %v\n\n",
-		emily.MLXVersion(), dev, runtime.Version(), runtime.GOMAXPROCS(0), *budget, *lock)
+	fmt.Printf("emily bench: MLX %s, device %s, %s, GOMAXPROCS=%d, budget %v per case, %d round(s), locked to a thread: %v\n\n",
+		emily.MLXVersion(), dev, runtime.Version(), runtime.GOMAXPROCS(0), *budget, *rounds, *lock)
 
-	all := map[string]map[string]float64{}
+	if *rounds < 1 {
+		fmt.Fprintln(os.Stderr, "bench: -rounds must be at least 1")
+		os.Exit(2)
+	}
+	all := results{}
+	peaks := map[string]float64{}
 	ws := workloads(dev)
-	for _, w := range ws {
-		times := map[string]float64{}
-		for _, c := range columns {
-			if fn, ok := w.emily[c.key]; ok {
-				times[c.key] = timeit(fn)
-				if w.id == peakWorkload {
-					runtime.GC() // start from no garbage, as the Python process does
-					times[c.key+"/peak"] = peakOf(fn)
+	// Rounds interleave: every workload, Emily's lanes then its peers, once
+	// per round, so a slow spell of the machine lands on all columns of a
+	// round rather than on one column of every round.
+	for round := 1; round <= *rounds; round++ {
+		for _, w := range ws {
+			for _, c := range columns {
+				if fn, ok := w.emily[c.key]; ok {
+					all.add(w.id, c.key, timeit(fn))
+					if w.id == peakWorkload && round == 1 {
+						runtime.GC() // start from no garbage, as the Python process does
+						peaks[c.key] = peakOf(fn)
+					}
 				}
 			}
+			p, err := peers(w.id, dev)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+			}
+			for _, c := range columns { // in column order: p is a map
+				if v, ok := p[c.key]; ok {
+					all.add(w.id, c.key, v)
+				}
+			}
+			for k, v := range p {
+				if strings.HasSuffix(k, "/peak") && round == 1 {
+					peaks[strings.TrimSuffix(k, "/peak")] = v
+				}
+			}
+			fmt.Fprintf(os.Stderr, "  round %d/%d: %s done\n", round, *rounds, w.id)
 		}
-		p, err := peers(w.id, dev)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-		}
-		for k, v := range p {
-			times[k] = v
-		}
-		all[w.id] = times
-		fmt.Fprintf(os.Stderr, "  %s done\n", w.id)
 	}
 
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(w, "workload\t")
-	for _, c := range columns {
-		fmt.Fprintf(w, "%s\t", c.head)
-	}
-	fmt.Fprintln(w)
-	for _, wl := range ws {
-		fmt.Fprintf(w, "%s\t", wl.name)
+	all.printTables(os.Stdout, ws, *rounds)
+	if len(peaks) > 0 {
+		fmt.Printf("\nMLX memory one call of %s needs beyond its input (peak minus active before; round 1):\n", peakWorkload)
 		for _, c := range columns {
-			fmt.Fprintf(w, "%s\t", human(all[wl.id][c.key]))
-		}
-		fmt.Fprintln(w)
-	}
-	w.Flush()
-
-	// Ratios: Emily's time over the peer's; under 1.00 means Emily is faster.
-	fmt.Println("\nratios (Emily ÷ peer; < 1 is faster):")
-	w = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	ratios := []struct{ head, num, den string }{
-		{"eager/MLX", "eager", "mlx"},
-		{"scope/MLX", "scoped", "mlx"},
-		{"evaluator/MLX", "evaluator", "mlx"},
-		{"native/MLX", "native", "mlx"},
-		{"fuse/mx.compile", "fuse", "mlx_compile"},
-		{"eager/NumPy", "eager", "numpy"},
-		{"best/NumPy", "best", "numpy"},
-	}
-	fmt.Fprint(w, "workload\t")
-	for _, r := range ratios {
-		fmt.Fprintf(w, "%s\t", r.head)
-	}
-	fmt.Fprintln(w)
-	for _, wl := range ws {
-		t := all[wl.id]
-		best := 0.0
-		for _, k := range []string{"eager", "scoped", "evaluator", "native", "fuse"} {
-			if v, ok := t[k]; ok && (best == 0 || v < best) {
-				best = v
-			}
-		}
-		t["best"] = best
-		fmt.Fprintf(w, "%s\t", wl.name)
-		for _, r := range ratios {
-			if t[r.num] > 0 && t[r.den] > 0 {
-				fmt.Fprintf(w, "%.2f\t", t[r.num]/t[r.den])
-			} else {
-				fmt.Fprint(w, "–\t")
-			}
-		}
-		fmt.Fprintln(w)
-	}
-	w.Flush()
-	if t := all[peakWorkload]; t != nil {
-		fmt.Printf("\nMLX memory one call of %s needs beyond its input (peak minus active before):\n", peakWorkload)
-		for _, c := range columns {
-			if v, ok := t[c.key+"/peak"]; ok {
+			if v, ok := peaks[c.key]; ok {
 				fmt.Printf("  %-12s %8.1f MB\n", c.head, v/1e6)
 			}
 		}
@@ -369,11 +364,13 @@ func main() {
 	// The step-by-step experiments come after the table: each peer runs
 	// its workload in a fresh process, so Emily's rows are timed before
 	// these experiments fill MLX's cache and the allocator's state.
-	fmt.Println()
-	overheads(dev)
-	floorSteps(dev)
-	readbackSteps(dev)
-	constantSteps(dev)
+	if *steps {
+		fmt.Println()
+		overheads(dev)
+		floorSteps(dev)
+		readbackSteps(dev)
+		constantSteps(dev)
+	}
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(all, "", " ")
 		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {

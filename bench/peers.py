@@ -64,6 +64,30 @@ def main():
                 x = np.tanh(x)
         return x
 
+    def tanh33_mx(x):
+        for _ in range(33):
+            x = mx.tanh(x * 0.9 + 0.1)
+        return x
+
+    def tanh33_np(x):
+        a, b = np.float32(0.9), np.float32(0.1)
+        for _ in range(33):
+            x = np.tanh(x * a + b)
+        return x
+
+    def mathmix_mx(x):
+        for _ in range(4):
+            x = mx.sigmoid(mx.log1p(mx.exp(-(x * x))))
+        return x
+
+    def mathmix_np(x):
+        for _ in range(4):
+            x = 1 / (1 + np.exp(-np.log1p(np.exp(-(x * x)))))
+        return x
+
+    def gelu_mx(x):
+        return x * (1 + mx.erf(x * 0.70710677)) / 2
+
     def softmax_mx(x):
         e = mx.exp(x - mx.max(x, axis=1, keepdims=True))
         return e / mx.sum(e, axis=1, keepdims=True)
@@ -157,6 +181,18 @@ def main():
             fns["mlx"] = lambda: mx.eval(chain_mx(x, 100))
             fns["mlx_compile"] = lambda: mx.eval(comp(x))
             fns["numpy"] = lambda: chain_np(x_np, 100)
+        elif kind in ("tanh33", "mathmix", "gelu"):
+            # NumPy has no erf: the GELU row has no NumPy column.
+            f_mx, f_np = {"tanh33": (tanh33_mx, tanh33_np), "mathmix": (mathmix_mx, mathmix_np),
+                          "gelu": (gelu_mx, None)}[kind]
+            x_np = normal(int(arg))
+            x = mx.array(x_np)
+            mx.eval(x)
+            comp = mx.compile(f_mx)
+            fns["mlx"] = lambda: mx.eval(f_mx(x))
+            fns["mlx_compile"] = lambda: mx.eval(comp(x))
+            if f_np is not None:
+                fns["numpy"] = lambda: f_np(x_np)
         elif kind in ("matmul", "matmul_bf16"):
             n = int(arg)
             a_np, b_np = normal(n, n), normal(n, n)
