@@ -17,7 +17,7 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-compare bench-minilm clean kernel-install generate check-generated fuzz soak
+.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-compare bench-generate bench-minilm clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
