@@ -17,7 +17,7 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-compare bench-train bench-minilm clean kernel-install generate check-generated fuzz soak
+.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-compare bench-generate bench-train bench-minilm clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
@@ -153,6 +153,16 @@ bench-train: build
 TORCH_PYTHON ?= /tmp/st-venv/bin/python
 bench-minilm: mlx minilm
 	$(GO) run ./bench/minilm -python $(TORCH_PYTHON) -torch-threads 0,1
+
+# models/llama on .deps/llm.gguf (EMILY_LLM) in every lane beside mlx-lm on
+# the same weights and llama.cpp's llama-bench (LLAMA_CPP=1 builds it, ~10
+# minutes): prefill, decode, time to first token, peak memory, over
+# interleaved rounds (bench/generate; BENCHMARKS.md).
+GENERATE_FLAGS ?=
+bench-generate: mlx llm
+	@scripts/setup-generate-peers.sh
+	$(GO) run ./bench/generate -mlxlm-python .venv-mlxlm/bin/python -mlxlm-model .deps/llm-mlx \
+	  $$([ -x .deps/llama.cpp/bin/llama-bench ] && echo -llama-bench .deps/llama.cpp/bin/llama-bench) $(GENERATE_FLAGS)
 
 kernel-install: build
 	./$(BIN) install --user

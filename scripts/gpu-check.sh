@@ -56,6 +56,19 @@ if [[ ",${GPU_CHECK:-all}," == *",minilm,"* ]]; then
     -json "$out/minilm.json" 2>&1 | tee "$out/bench-minilm-gpu.log"
 fi
 
+# GPU_CHECK=generate (named on its own; a pack made with GPU_PACK_LLM=1):
+# bench-generate, models/llama in every lane beside mlx-lm on the same
+# weights (converted there by scripts/gguf-to-mlx.py with MLX's own GGUF
+# reader). llama.cpp is not built there (no network for its sources).
+if [[ ",${GPU_CHECK:-all}," == *",generate,"* && -f "$pack/llm.gguf" ]]; then
+  site=/tmp/mlxlm-site
+  python3 -m pip install --quiet --no-deps --no-index --target "$site" "$pack"/wheels/mlx_lm-*.whl 2>&1 | tail -3
+  export PYTHONPATH="$PWD/.deps/mlx:$site${PYTHONPATH:+:$PYTHONPATH}"
+  [[ -d /tmp/llm-mlx ]] || python3 scripts/gguf-to-mlx.py "$pack/llm.gguf" /tmp/llm-mlx 2>&1 | tail -3
+  ./bin/bench-generate -model "$pack/llm.gguf" -device gpu -mlxlm-python python3 -mlxlm-model /tmp/llm-mlx \
+    -rounds "${GENERATE_ROUNDS:-3}" -json "$out/generate.json" ${GENERATE_FLAGS:-} 2>&1 | tee "$out/bench-generate-gpu.log"
+fi
+
 # The op check: every op of the spec eagerly and in every lane on the GPU
 # (its own lane comparison), operands and results brought back for
 # EMILY_OPCHECK_DIR=... pytest tests/test_ops_numpy.py here.
@@ -98,7 +111,7 @@ fi
 want bench || exit $fail
 ./bin/chain gpu 1048576 100 2>&1 | tee "$out/control.log"
 ./bin/chain gpu 1024 200 2>&1 | tee -a "$out/control.log"
-./bin/bench -python python3 -json "$out/bench.json" 2>&1 | tee "$out/bench-gpu.log"
+./bin/bench -python python3 -rounds "${BENCH_ROUNDS:-3}" -json "$out/bench.json" ${BENCH_FLAGS:-} 2>&1 | tee "$out/bench-gpu.log"
 # Thread changes (GPU_LOCKED=1): the same floor and chain rows with the
 # bench on one OS thread (in BENCHMARKS.md: they are not the cost).
 if [[ "${GPU_LOCKED:-0}" == 1 ]]; then

@@ -42,11 +42,12 @@ done
 go build -o "$bin/emily-repl" ./cmd/emily-repl
 go build -o "$bin/bench" ./bench
 go build -o "$bin/bench-minilm" ./bench/minilm
+go build -o "$bin/bench-generate" ./bench/generate
 go build -o "$bin/opcheck" ./internal/opcheck/run
 g++ -std=c++20 -O2 -I.deps/mlx/mlx/include bench/control/chain.cc -L.deps/mlx/mlx/lib -lmlx \
   -Wl,-rpath,'$ORIGIN/../.deps/mlx/mlx/lib' -o "$bin/chain"
 shopt -s nullglob
-gzip -9 "$bin"/*.test "$bin"/opcheck "$bin"/emily-repl "$bin"/bench "$bin"/bench-minilm "$bin"/chain
+gzip -9 "$bin"/*.test "$bin"/opcheck "$bin"/emily-repl "$bin"/bench "$bin"/bench-minilm "$bin"/bench-generate "$bin"/chain
 
 pipargs=(--quiet --no-deps --only-binary=:all: --platform manylinux_2_35_x86_64
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --implementation cp)
@@ -63,6 +64,13 @@ fi
 # models/bert tests and the MiniLM bench there.
 if [[ "${GPU_PACK_MINILM:-0}" == 1 ]]; then
   cp -rL .deps/minilm "$stage/pack/minilm"
+fi
+# GPU_PACK_LLM=1 adds SmolLM2's GGUF (`make llm`, 98 MB) and the mlx-lm
+# wheel (no dependencies: the machine's Python has transformers) for
+# GPU_CHECK=generate, models/llama beside mlx-lm on the same weights.
+if [[ "${GPU_PACK_LLM:-0}" == 1 ]]; then
+  cp -L .deps/llm.gguf "$stage/pack/llm.gguf"
+  python3 -m pip download "${pipargs[@]}" --python-version 3.12 --dest "$stage/pack/wheels" "mlx-lm==${MLXLM_VERSION:-0.32.2}"
 fi
 tar -C "$stage" -c pack | split -b 56M -d -a 1 - "$stage/part."
 i=1

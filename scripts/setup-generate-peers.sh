@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# setup-generate-peers.sh: the peers `make bench-generate` runs beside
+# models/llama, on the same GGUF (.deps/llm.gguf, or EMILY_LLM):
+#
+#   - .venv-mlxlm: mlx (the CPU wheel, .deps/mlx's version) and mlx-lm, and
+#     .deps/llm-mlx: the GGUF's own weights as an mlx-lm model directory
+#     (scripts/gguf-to-mlx.py; nothing requantized);
+#   - with LLAMA_CPP=1, llama.cpp's llama-bench in .deps/llama.cpp/bin, built
+#     CPU-only from the llama.cpp that PyPI's llama-cpp-python sdist vendors
+#     (vendor/llama.cpp; its CHANGELOG names the llama.cpp commit). About
+#     10 minutes on 2 cores.
+#
+# Idempotent (stamps). Not part of make setup: benchmarks only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python="${PYTHON:-python3}"
+mlx="${MLX_VERSION:-0.32.4}"
+mlxlm="${MLXLM_VERSION:-0.32.2}"
+lcpp="${LLAMA_CPP_PYTHON_VERSION:-0.3.36}"
+gguf="${EMILY_LLM:-.deps/llm.gguf}"
+venv=.venv-mlxlm
+
+if [[ ! -f "$venv/.mlxlm-$mlx-$mlxlm" ]]; then
+  echo "setup-generate-peers: mlx $mlx and mlx-lm $mlxlm into $venv" >&2
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mlx[cpu]==$mlx" "mlx-lm==$mlxlm"
+  touch "$venv/.mlxlm-$mlx-$mlxlm"
+fi
+out=.deps/llm-mlx
+if [[ ! -f "$out/.from" || "$(cat "$out/.from")" != "$(readlink -f "$gguf")" ]]; then
+  echo "setup-generate-peers: $gguf as an mlx-lm model in $out" >&2
+  rm -rf "$out"
+  "$venv/bin/python" scripts/gguf-to-mlx.py "$gguf" "$out"
+  readlink -f "$gguf" >"$out/.from"
+fi
+
+if [[ "${LLAMA_CPP:-0}" == 1 && ! -x .deps/llama.cpp/bin/llama-bench ]]; then
+  echo "setup-generate-peers: llama.cpp (llama-cpp-python $lcpp's vendor/llama.cpp) into .deps/llama.cpp" >&2
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  "$python" -m pip download --quiet --disable-pip-version-check --no-deps --no-binary=:all: -d "$work" "llama-cpp-python==$lcpp"
+  tar -xzf "$work"/llama_cpp_python-*.tar.gz -C "$work"
+  src="$(echo "$work"/llama_cpp_python-*/vendor/llama.cpp)"
+  cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_CURL=OFF \
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DBUILD_SHARED_LIBS=OFF >/dev/null
+  cmake --build "$work/build" --target llama-bench -j "$(nproc)" >/dev/null
+  mkdir -p .deps/llama.cpp/bin
+  cp "$work/build/bin/llama-bench" .deps/llama.cpp/bin/
+  grep -m1 -o 'llama.cpp@[0-9a-f]*' "$work"/llama_cpp_python-*/CHANGELOG.md >.deps/llama.cpp/COMMIT || true
+fi
