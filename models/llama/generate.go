@@ -213,11 +213,16 @@ func (m *Model) jitted(sp spec) *emily.Jitted {
 		}
 		return res
 	})
+	// WithAsync: a call returns once its work is queued, so the loop below
+	// builds step n+1 on token n's tensor while step n computes, and only
+	// then waits for token n (mlx-lm's pipelining, without a second graph
+	// build per step).
+	//
 	// Programs: one per (cache capacity, chunk length); capacities double
 	// from MinCache to the context length and chunk lengths are 1 or a
 	// power of two up to PrefillChunk, so this bound is not reached in
 	// practice.
-	j, err := emily.CompileNamed(fmt.Sprintf("llama.step[%s]", id), fn.Interface(), append(sp.lane.options(), emily.WithCacheSize(128))...)
+	j, err := emily.CompileNamed(fmt.Sprintf("llama.step[%s]", id), fn.Interface(), append(sp.lane.options(), emily.WithCacheSize(128), emily.WithAsync(true))...)
 	if err != nil {
 		panic(err) // the signature is all *Tensor and the options are fixed: cannot fail
 	}
