@@ -201,6 +201,12 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 					return false
 				}
 				rcvrtype = sym.typ
+				if prev := sym.typ.getMethod(ident); prev != nil && prev != n && !genericMethod {
+					// Declared again (emily patch 73): the new method takes
+					// the old one's place, and its body the old node's.
+					interp.noteRedecl(prev, n, typName+"."+ident)
+					dropMethod(sym.typ, prev)
+				}
 				if typPtr {
 					elementType := sym.typ
 					rcvrtype = ptrOf(elementType, withNode(rtn), withScope(sc))
@@ -225,6 +231,9 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 					// redeclaration error
 					err = n.cfgErrorf("%s redeclared in this block", ident)
 					return false
+				}
+				if prev := sc.sym[ident]; prev != nil && prev.kind == funcSym && prev.typ != nil && !isGeneric(prev.typ) && !isGeneric(n.typ) {
+					interp.noteRedecl(prev.node, n, ident) // emily patch 73
 				}
 				// Add a function symbol in the package name space except for init
 				sc.sym[ident] = &symbol{kind: funcSym, typ: n.typ, node: n, index: -1}

@@ -55,6 +55,7 @@ type node struct {
 	meta       interface{}    // meta stores meta information between gta runs, like errors
 	methodExpr bool           // a method expression, T.M or (*T).M: val is the method (emily patch 13)
 	methodPath []int          // for methodExpr, the embedded field of T that has the method
+	origin     *node          // for a method node copied with its receiver, the declaration (emily patch 73)
 }
 
 func (n *node) shouldBreak() bool {
@@ -233,6 +234,9 @@ type Interpreter struct {
 	rootRefs map[int]bool // global frame slots function bodies may read (emily patch 100)
 	released map[int]bool // global frame slots ReleaseUnreachable replaced
 	refsMu   sync.Mutex   // guards rootRefs
+
+	redecl    []redecl           // functions and methods the input being compiled declares again (emily patch 73)
+	redeclSet map[*node]*[]*node // the nodes that hold one declaration's current body (emily patch 73)
 
 	hooks *hooks // symbol hooks
 

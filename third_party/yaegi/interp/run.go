@@ -1088,9 +1088,13 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	if def, ok = n.val.(*node); !ok {
 		return genValueAsFunctionWrapper(n)
 	}
-	start := def.child[3].start
 	numRet := len(def.typ.ret)
 	var rcvr func(*frame) reflect.Value
+	// emily patch 73: a method's body is read at each call, so that a
+	// method value or interface wrapper made before the method was declared
+	// again calls the new body; a function value keeps the body of the
+	// moment it is made (below).
+	method := def.kind == funcDecl && isMethod(def)
 
 	if n.recv != nil {
 		rcvr = genValueRecv(n)
@@ -1102,6 +1106,11 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	isLit := def.kind == funcLit
 
 	return func(f *frame) reflect.Value {
+		body := def
+		if def.kind == funcDecl && !method {
+			snap := *def
+			body = &snap
+		}
 		if isLit {
 			// A function literal wrapped here (deferred) keeps the
 			// variables of this moment, as the closures made by getFunc:
@@ -1121,7 +1130,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 				}
 				src = vs.value
 			}
-			sk, dk := src.Kind(), def.types[numRet].Kind()
+			sk, dk := src.Kind(), def.declOf().types[numRet].Kind()
 			switch {
 			case sk == reflect.Ptr && dk != reflect.Ptr:
 				recv = copyValue(src.Elem())
@@ -1134,6 +1143,11 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 			}
 		}
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
+			def := body
+			if method {
+				def = def.declOf()
+			}
+			start := def.child[3].start
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr := newFrame(f, len(def.types), f.runid())
 			d := fr.data
@@ -1273,16 +1287,16 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 				// Method lookup in embedded valueInterface.
 				m2, i2 := n2.typ.lookupMethod(names[i])
 				if m2 != nil {
-					nod := *m2
+					nod := copyMethod(m2) // emily patch 73
 					nod.recv = &receiver{n, v, i2}
-					w.Field(i + 1).Set(genFunctionWrapper(&nod)(f))
+					w.Field(i + 1).Set(genFunctionWrapper(nod)(f))
 					continue
 				}
 				panic(n.cfgErrorf("method not found: %s", names[i]))
 			}
-			nod := *m
+			nod := copyMethod(m) // emily patch 73
 			nod.recv = &receiver{n, v, indexes[i]}
-			w.Field(i + 1).Set(genFunctionWrapper(&nod)(f))
+			w.Field(i + 1).Set(genFunctionWrapper(nod)(f))
 		}
 		return w
 	}
@@ -2103,10 +2117,10 @@ func getMethod(n *node) {
 	next := getExec(n.tnext)
 
 	n.exec = func(f *frame) bltn {
-		nod := *(n.val.(*node))
-		nod.val = &nod
+		nod := copyMethod(n.val.(*node)) // emily patch 73
+		nod.val = nod
 		nod.recv = n.recv
-		getFrame(f, l).data[i] = genFuncValue(&nod)(f)
+		getFrame(f, l).data[i] = genFuncValue(nod)(f)
 		return next
 	}
 }
@@ -2176,10 +2190,10 @@ func getMethodByName(n *node) {
 			panic(n.cfgErrorf("method not found: %s", name))
 		}
 
-		nod := *m
-		nod.val = &nod
+		nod := copyMethod(m) // emily patch 73
+		nod.val = nod
 		nod.recv = &receiver{nil, val.value, li}
-		getFrame(f, l).data[i] = genFuncValue(&nod)(f)
+		getFrame(f, l).data[i] = genFuncValue(nod)(f)
 		return next
 	}
 }
