@@ -1683,6 +1683,11 @@ func callBin(n *node) {
 			var defType reflect.Type
 			if variadic >= 0 && i+rcvrOffset >= variadic {
 				defType = funcType.In(variadic)
+				if n.action != aCallSlice {
+					// emily patch 106: an element of ...error, not the
+					// slice (errors.Join(Code(1)) passed a bare int).
+					defType = defType.Elem()
+				}
 			} else {
 				defType = funcType.In(rcvrOffset + i)
 			}
@@ -1718,7 +1723,7 @@ func callBin(n *node) {
 			}
 		}
 	}
-	values = lossyDynamic(n, child, values) // emily patch 104
+	values = fixPrintArgs(n, child, values) // emily patch 106
 	l := len(values)
 
 	switch {
