@@ -22,6 +22,7 @@ type P struct{ Name string; age int }`)
 		`fmt.Printf("%v %T\n", Celsius(2), 3)`,
 		// Printed right since yaegi patch 106: String inside containers.
 		`fmt.Println([]Celsius{1, 2}, map[string]any{"a": Celsius(3)})`,
+		`fmt.Printf("%T %v\n", Celsius(1), []Celsius{2})`,
 	} {
 		r := mustRun(t, s, code)
 		if strings.Contains(r.stderr, "warning") {
@@ -29,7 +30,7 @@ type P struct{ Name string; age int }`)
 		}
 	}
 
-	r := mustRun(t, s, "a := 1\nfor i := 0; i < 2; i++ {\n\tfmt.Printf(\"%T\\n\", Celsius(1))\n}\nfmt.Printf(\"%+v\\n\", P{\"x\", a})")
+	r := mustRun(t, s, "a := 1\nfor i := 0; i < 2; i++ {\n\tfmt.Printf(\"%[1]T\\n\", Celsius(1))\n}\nfmt.Printf(\"%+v\\n\", P{\"x\", a})")
 	if r.stdout != "float64\nfloat64\n{Name:x Xage:1}\n" {
 		t.Fatalf("stdout %q: the case this test warns about changed", r.stdout)
 	}
@@ -47,7 +48,7 @@ type P struct{ Name string; age int }`)
 		}
 	}
 
-	mustRun(t, s, `func show(cs []Celsius) { fmt.Printf("%T\\n", cs) }`)
+	mustRun(t, s, `func show(cs []Celsius) { fmt.Printf("%[1]T\\n", cs) }`)
 	if r := mustRun(t, s, `show([]Celsius{3})`); strings.Contains(r.stderr, "warning") {
 		t.Errorf("calling an already compiled function warned again: %s", r.stderr)
 	}

@@ -133,6 +133,21 @@ func checkLossyCall(n *node) {
 				s = c.rval.String()
 			}
 			verbs = formatVerbs(s, len(args)-lc.first)
+			if _, _, ok := rewriteT(s); ok {
+				// %T prints the Go name (rewriteTypeVerbs, emily patch 106).
+				for i, vs := range verbs {
+					var keep []string
+					for _, v := range vs {
+						if strings.TrimLeft(v, "#+") != "T" {
+							keep = append(keep, v)
+						}
+					}
+					if len(keep) == 0 && len(vs) > 0 {
+						keep = []string{"s"}
+					}
+					verbs[i] = keep
+				}
+			}
 		}
 	}
 	for i := lc.first; i < len(args); i++ {

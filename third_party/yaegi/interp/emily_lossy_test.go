@@ -81,6 +81,7 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		`fmt.Sprint(PS{1}, []*PS{{1}})`,
 		`fmt.Sprint([]any{Celsius(1)})`,
 		`json.Marshal([]J{{1}})`,
+		`fmt.Sprintf("%T %T", P{}, []*Celsius{})`,
 		`m := map[string]any{"a": Celsius(1)}; fmt.Sprint(m)`,
 		`xml.Marshal([]Celsius{1})`,
 		`slog.Info("m", "n", 1)`,
@@ -96,7 +97,7 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 	// Printed wrongly: one report each, naming the type and the way out.
 	for _, c := range []struct{ src, want string }{
 		{`fmt.Printf("%+v\n", P{"x", 1})`, "unexported field age of P as Xage"},
-		{`fmt.Printf("%s %T\n", "a", P{})`, "%T prints P's underlying type, not main.P"},
+		{`fmt.Printf("%s %[2]T\n", "a", P{})`, "%T prints P's underlying type, not main.P"},
 		{`fmt.Printf("%#v\n", []Plain{1})`, "%#v prints Plain"},
 		{`json.Marshal(Node{})`, "embedded Node of Node"},
 		{`fmt.Println(any(Celsius(1)))`, "as an interface value without String"},

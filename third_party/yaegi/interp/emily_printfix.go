@@ -95,20 +95,22 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 	var verbs [][]string
 	if lc.format >= 0 && lc.format < len(child) {
 		if c := child[lc.format]; c.rval.IsValid() {
-			var s string
-			if cv, ok := c.rval.Interface().(constant.Value); ok && cv.Kind() == constant.String {
-				s = constant.StringVal(cv)
-			} else if c.rval.Kind() == reflect.String {
-				s = c.rval.String()
-			}
-			verbs = formatVerbs(s, len(child)-lc.first)
+			verbs = formatVerbs(formatOf(c), len(child)-lc.first)
 		}
 	}
 	interp := n.interp
+	if lc.format >= 0 && lc.format < len(child) && child[lc.format].rval.IsValid() && n.action != aCallSlice {
+		values = rewriteTypeVerbs(n, child, values, lc)
+	}
 	for i := lc.first; i < len(child); i++ {
 		var v []string
 		if verbs != nil && i-lc.first < len(verbs) {
 			v = verbs[i-lc.first]
+		}
+		if len(v) == 1 && v[0] == "T" && len(verbs) > 0 {
+			if _, _, ok := rewriteT(formatOf(child[lc.format])); ok {
+				continue // its type's name, given as a string (rewriteTypeVerbs)
+			}
 		}
 		rts := printWrap(lc, v)
 		t := child[i].typ
@@ -481,4 +483,178 @@ func hashableKey(w, orig reflect.Value) reflect.Value {
 		}
 	}
 	return orig
+}
+
+// formatOf returns the constant format string of node c.
+func formatOf(c *node) string {
+	if !c.rval.IsValid() {
+		return ""
+	}
+	if cv, ok := c.rval.Interface().(constant.Value); ok && cv.Kind() == constant.String {
+		return constant.StringVal(cv)
+	}
+	if c.rval.Kind() == reflect.String {
+		return c.rval.String()
+	}
+	return ""
+}
+
+// rewriteT returns format with each %T made %s, and the indexes of the
+// arguments (counted from the first formatted one) it applied to; false
+// if the format has explicit argument indexes or a '*' width.
+func rewriteT(format string) (string, []int, bool) {
+	var b strings.Builder
+	var ts []int
+	arg := 0
+	for i := 0; i < len(format); i++ {
+		b.WriteByte(format[i])
+		if format[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("+-# 0123456789.", format[j]) >= 0 {
+			j++
+		}
+		if j >= len(format) {
+			b.WriteString(format[i+1:])
+			break
+		}
+		if format[j] == '[' || format[j] == '*' {
+			return "", nil, false
+		}
+		b.WriteString(format[i+1 : j])
+		switch format[j] {
+		case '%':
+			b.WriteByte('%')
+			i = j
+			continue
+		case 'T':
+			b.WriteByte('s')
+			ts = append(ts, arg)
+		default:
+			b.WriteByte(format[j])
+		}
+		arg++
+		i = j
+	}
+	return b.String(), ts, true
+}
+
+// rewriteTypeVerbs makes fmt print, for %T, the Go name of a session
+// type (main.Point, []main.Point): a constant format's %T becomes %s and
+// its argument the type's name, from the static type, or from the
+// dynamic one held in an interface (a methodless session type held in
+// an interface is its bare underlying value: its underlying type's name).
+func rewriteTypeVerbs(n *node, child []*node, values []func(*frame) reflect.Value, lc lossyCallee) []func(*frame) reflect.Value {
+	format := formatOf(child[lc.format])
+	nf, ts, ok := rewriteT(format)
+	if !ok || len(ts) == 0 {
+		return values
+	}
+	needed := false
+	for _, a := range ts {
+		if i := lc.first + a; i < len(child) && child[i].typ != nil && (containsSession(child[i].typ, nil) || isInterfaceSrc(child[i].typ) || child[i].typ.cat == interfaceT) {
+			needed = true
+		}
+	}
+	if !needed {
+		return values
+	}
+	fv := reflect.ValueOf(nf)
+	values[lc.format] = func(*frame) reflect.Value { return fv }
+	for _, a := range ts {
+		i := lc.first + a
+		if i >= len(child) {
+			continue
+		}
+		t, value := child[i].typ, values[i]
+		values[i] = func(f *frame) reflect.Value { return reflect.ValueOf(typeString(value(f), t)) }
+	}
+	return values
+}
+
+// typeString returns what Go's %T prints for v, of interpreted static
+// type t.
+func typeString(v reflect.Value, t *itype) string {
+	if t != nil && t.cat != interfaceT && !isInterfaceSrc(t) && t.cat != valueT {
+		return goTypeName(t)
+	}
+	for v.IsValid() && v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return "<nil>"
+		}
+		v = v.Elem()
+	}
+	if !v.IsValid() {
+		return "<nil>"
+	}
+	if vi, ok := v.Interface().(valueInterface); ok {
+		if vi.node != nil && vi.node.typ != nil {
+			return goTypeName(vi.node.typ)
+		}
+		v = vi.value
+	}
+	if isWrapper(v.Type()) {
+		if iv := v.Field(0); iv.IsValid() && !iv.IsNil() {
+			return iv.Elem().Type().String()
+		}
+	}
+	return v.Type().String()
+}
+
+// goTypeName names interpreted type t as Go's reflect does.
+func goTypeName(t *itype) string {
+	if t == nil {
+		return "<nil>"
+	}
+	if !containsSession(t, nil) {
+		return t.TypeOf().String()
+	}
+	if sessionNamed(t) {
+		pkg := t.path
+		if k := strings.LastIndexByte(pkg, '/'); k >= 0 {
+			pkg = pkg[k+1:]
+		}
+		return pkg + "." + t.name
+	}
+	switch t.cat {
+	case linkedT:
+		return goTypeName(t.val)
+	case ptrT:
+		return "*" + goTypeName(t.val)
+	case sliceT, variadicT:
+		return "[]" + goTypeName(t.val)
+	case arrayT:
+		return fmt.Sprintf("[%d]%s", t.length, goTypeName(t.val))
+	case mapT:
+		return "map[" + goTypeName(t.key) + "]" + goTypeName(t.val)
+	case chanT:
+		return "chan " + goTypeName(t.val)
+	}
+	return t.TypeOf().String()
+}
+
+// containsSession reports whether t is or holds (through pointers,
+// slices, arrays, maps and channels) a type the program declares.
+func containsSession(t *itype, seen map[*itype]bool) bool {
+	if t == nil {
+		return false
+	}
+	if seen == nil {
+		seen = map[*itype]bool{}
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if sessionNamed(t) {
+		return true
+	}
+	switch t.cat {
+	case linkedT, ptrT, sliceT, variadicT, arrayT, chanT:
+		return containsSession(t.val, seen)
+	case mapT:
+		return containsSession(t.key, seen) || containsSession(t.val, seen)
+	}
+	return false
 }
