@@ -235,6 +235,7 @@ type Interpreter struct {
 	released map[int]bool // global frame slots ReleaseUnreachable replaced
 	refsMu   sync.Mutex   // guards rootRefs
 
+	panics    panicTraces        // frame lines of unwinding panics (emily patch 74)
 	redecl    []redecl           // functions and methods the input being compiled declares again (emily patch 73)
 	redeclSet map[*node]*[]*node // the nodes that hold one declaration's current body (emily patch 73)
 

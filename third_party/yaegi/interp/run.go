@@ -273,12 +273,16 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 			// suppress the logging here accordingly, to get a similar and consistent
 			// behavior.
 			if !ok || errorer.Error() != errAbortHandler.Error() {
-				fmt.Fprintln(n.interp.stderr, oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)))
+				// emily patch 74: printed if the panic leaves the program.
+				n.interp.panicFrame(f.recovered, oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)).Error())
 			}
 			f.mutex.Unlock()
 			panic(f.recovered)
 		}
 		f.mutex.Unlock()
+		if rec != nil {
+			n.interp.panicRecovered(rec) // emily patch 74: nothing to print
+		}
 	}()
 
 	dbg := n.interp.debugger
@@ -1572,7 +1576,15 @@ func call(n *node) {
 
 		// Execute function body
 		if goroutine {
-			go runCfg(def.child[3].start, nf, def, n)
+			go func() {
+				defer func() {
+					if r := recover(); r != nil {
+						n.interp.panicEscaped(r) // emily patch 74: the goroutine dies of it
+						panic(r)
+					}
+				}()
+				runCfg(def.child[3].start, nf, def, n)
+			}()
 			return tnext
 		}
 		runCfg(def.child[3].start, nf, def, n)
