@@ -146,7 +146,7 @@ func (interp *Interpreter) Execute(p *Program) (res reflect.Value, err error) {
 		r := recover()
 		if r != nil {
 			interp.panicEscaped(r) // emily patch 74
-			var pc [64]uintptr // 64 frames should be enough.
+			var pc [64]uintptr     // 64 frames should be enough.
 			n := runtime.Callers(1, pc[:])
 			err = Panic{Value: r, Callers: pc[:n], Stack: debug.Stack()}
 		}
