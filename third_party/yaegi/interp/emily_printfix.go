@@ -124,7 +124,7 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 		pf := printFix{interp: interp, rts: rts, json: lc.json || lc.xml}
 		values[i] = func(f *frame) reflect.Value {
 			v := value(f)
-			if r, ok := pf.fix(v, t, f, 0); ok {
+			if r, ok := pf.safeFix(v, t, f); ok {
 				return r
 			}
 			return v
@@ -141,6 +141,17 @@ type printFix struct {
 }
 
 const printFixDepth = 32
+
+// safeFix is fix at the top: a value this walk does not expect is
+// printed as it was rather than failing the call.
+func (p printFix) safeFix(v reflect.Value, t *itype, f *frame) (r reflect.Value, ok bool) {
+	defer func() {
+		if recover() != nil {
+			r, ok = v, false
+		}
+	}()
+	return p.fix(v, t, f, 0)
+}
 
 // fix returns v as the callee should get it, and whether that differs
 // from v. t is v's interpreted type where known, else nil.
