@@ -1258,6 +1258,16 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 				n.action = aConvert
 				switch {
+				case isInterface(c0.typ) && !c1.isNil() && (convertsToWrapper(c0.typ, c1.typ) || convertsToValueInterface(c0.typ, c1.typ)):
+					// emily patch 20: error(p), any(x) of session values
+					// with methods: a value the compiled interface (or the
+					// interpreter's any) can hold, as an assignment makes.
+					if !c1.typ.implements(c0.typ) {
+						err = n.cfgErrorf("type %v does not implement interface %v", c1.typ.id(), c0.typ.id())
+					}
+					n.gen = convert
+					n.typ = c0.typ
+					n.findex = sc.add(n.typ)
 				case isInterface(c0.typ) && !c1.isNil():
 					// Convert to interface: just check that all required methods are defined by concrete type.
 					if !c1.typ.implements(c0.typ) {

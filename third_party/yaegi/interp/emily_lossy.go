@@ -159,10 +159,6 @@ func checkLossyCall(n *node) {
 		if verbs != nil && i-lc.first < len(verbs) {
 			v = verbs[i-lc.first]
 		}
-		if msg := lossyAny(name, lc, c); msg != "" {
-			h(n.interp.fset.Position(n.pos), msg)
-			return
-		}
 		var msg string
 		if lc.xml {
 			continue
@@ -481,33 +477,6 @@ func underlyingPtr(t *itype) *itype {
 		return t.val
 	}
 	return t
-}
-
-// lossyAny returns a message if c is any(x) of a session value whose
-// methods compiled code would need: the conversion drops its type, so
-// the value reaches the callee without its methods. (Composite literals
-// such as []any{x} keep it, and fixPrintArgs passes it on: patch 106.)
-func lossyAny(fn string, lc lossyCallee, c *node) string {
-	var held []*itype
-	if isEmptyInterface(c.typ) && c.typ.val != nil {
-		held = append(held, c.typ.val)
-	}
-	names := []string{"Format", "Error", "String", "GoString"}
-	if lc.json {
-		names = []string{"MarshalJSON", "MarshalText"}
-	}
-	for _, t := range held {
-		if t == nil || !sessionNamed(t) && !(t.cat == ptrT && sessionNamed(t.val)) {
-			continue
-		}
-		for _, m := range names {
-			if hasMethod(t, m, t.cat == ptrT) {
-				return fmt.Sprintf("%s gets %s as an interface value without %s: the compiled %s cannot see methods of session types held in interfaces built this way; pass the value itself, or x.%s()%s",
-					fn, lossyTypeName(t), m, strings.SplitN(fn, ".", 2)[0], m, lossyHelp)
-			}
-		}
-	}
-	return ""
 }
 
 // recursiveEmbed reports whether the embedded field type ft of t is t or

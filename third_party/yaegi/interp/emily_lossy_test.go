@@ -84,6 +84,7 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		`fmt.Sprintf("%T %T", P{}, []*Celsius{})`,
 		`m := map[string]any{"a": Celsius(1)}; fmt.Sprint(m)`,
 		`xml.Marshal([]Celsius{1})`,
+		`fmt.Sprint(any(Celsius(1)), error(E{"e"}))`,
 		`slog.Info("m", "n", 1)`,
 	} {
 		got = nil
@@ -100,7 +101,6 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		{`fmt.Printf("%s %[2]T\n", "a", P{})`, "%T prints P's underlying type, not main.P"},
 		{`fmt.Printf("%#v\n", []Plain{1})`, "%#v prints Plain"},
 		{`json.Marshal(Node{})`, "embedded Node of Node"},
-		{`fmt.Println(any(Celsius(1)))`, "as an interface value without String"},
 		{`slog.Info("m", "c", Celsius(1))`, "slog.Info gets Celsius without Celsius.String"},
 		{`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []Code{1})`, "template.(*Template).Execute gets Code without Code.Error"},
 	} {

@@ -669,3 +669,17 @@ func containsSession(t *itype, seen map[*itype]bool) bool {
 	}
 	return false
 }
+
+// convertsToWrapper reports whether converting a value of interpreted
+// type src to the compiled interface dst (error, fmt.Stringer) makes
+// yaegi's wrapper (emily patch 20).
+func convertsToWrapper(dst, src *itype) bool {
+	return dst != nil && src != nil && isInterfaceBin(dst) && src.cat != valueT && src.cat != nilT && !isInterface(src) && dst.TypeOf().NumMethod() > 0
+}
+
+// convertsToValueInterface reports whether converting a value of type
+// src to the empty interface keeps its type as a valueInterface, as an
+// assignment to an `any` variable does: a session type with methods.
+func convertsToValueInterface(dst, src *itype) bool {
+	return dst != nil && src != nil && isEmptyInterface(dst) && len(src.method) > 0 && !isInterface(src)
+}

@@ -665,9 +665,18 @@ func convert(n *node) {
 
 	doConvert := true
 	var value func(*frame) reflect.Value
+	dt := n.child[0].typ
 	switch {
 	case isFuncSrc(c.typ):
 		value = genFunctionWrapper(c)
+	case convertsToWrapper(dt, c.typ):
+		// emily patch 20: error(p) of a session type is its wrapper, as in
+		// `var e error = p` (reflect's Convert panicked: not assignable).
+		value, doConvert = genInterfaceWrapper(c, typ), false
+	case convertsToValueInterface(dt, c.typ):
+		// emily patch 20: any(x) keeps x's type and methods, as `var a
+		// any = x` does (the bare value lost them).
+		value, doConvert = genValueInterface(c), false
 	default:
 		value = genValue(c)
 	}
