@@ -386,7 +386,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: nil is not %v", typID))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: nil is not %v", typID)))
 				}
 				return next
 			}
@@ -405,7 +405,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if len(m0) < len(m1) {
 				ok = false
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: %v is not %v", v.node.typ.id(), typID))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: %v is not %v", v.node.typ.id(), typID)))
 				}
 				return next
 			}
@@ -498,7 +498,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			ok = v.IsValid()
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is nil, not %s", rtype.String())))
 				}
 				return next
 			}
@@ -506,7 +506,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok {
 				if !withOk {
 					method := firstMissingMethod(leftType, rtype)
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", leftType.String(), rtype.String(), method))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: %s is not %s: missing method %s", leftType.String(), rtype.String(), method)))
 				}
 				return next
 			}
@@ -536,9 +536,9 @@ func typeAssert(n *node, withResult, withOk bool) {
 				if !withOk {
 					// TODO(mpl): think about whether this should ever happen.
 					if ctyp == nil {
-						panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+						panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is nil, not %s", rtype.String())))
 					}
-					panic(n.cfgErrorf("interface conversion: interface {} is %s, not %s", ctyp.String(), rtype.String()))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is %s, not %s", ctyp.String(), rtype.String())))
 				}
 				return next
 			}
@@ -563,7 +563,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is nil, not %s", rtype.String())))
 				}
 				return next
 			}
@@ -576,7 +576,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok {
 				if !withOk {
 					method := firstMissingMethod(v.Type(), rtype)
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", v.Type().String(), rtype.String(), method))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: %s is not %s: missing method %s", v.Type().String(), rtype.String(), method)))
 				}
 				return next
 			}
@@ -596,7 +596,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok || !v.value.IsValid() {
 				ok = false
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is nil, not %s", rtype.String())))
 				}
 				return next
 			}
@@ -604,7 +604,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			ok = canAssertTypes(v.value.Type(), rtype)
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is %s, not %s", v.value.Type().String(), rtype.String()))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is %s, not %s", v.value.Type().String(), rtype.String())))
 				}
 				return next
 			}
