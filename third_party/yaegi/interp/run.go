@@ -1745,6 +1745,7 @@ func callBin(n *node) {
 		}
 	}
 	values = fixPrintArgs(n, child, values) // emily patch 106
+	value = fixUnmarshal(n, child, value)   // emily patch 107
 	l := len(values)
 
 	switch {
