@@ -1256,7 +1256,11 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		}
 		switch v.Kind() {
 		case reflect.Chan, reflect.Func, reflect.Interface, reflect.Map, reflect.Ptr, reflect.Slice:
-			if v.IsNil() {
+			// emily patch 21: a nil pointer (map, slice…) of a concrete
+			// session type is a non-nil interface holding it, as in Go
+			// (`var e error = (*MyErr)(nil)`; e != nil); only a nil
+			// interface converts to a nil one.
+			if v.IsNil() && (v.Kind() == reflect.Interface || isInterface(n.typ) || n.typ.cat == nilT) {
 				return reflect.New(typ).Elem()
 			}
 		}
