@@ -862,7 +862,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case defineXStmt:
 			wireChild(n)
-			if sc.def == nil && gtaDefined(n) {
+			if sc.def == nil && gtaDefined(n) && !isLeftToCfg(n) {
 				// In global scope, type definition already handled by GTA.
 				// But GTA chose how to assign a call's results before the
 				// callee's type was known: `f := <binary func value>` then
@@ -2480,7 +2480,14 @@ func compDefineX(sc *scope, n *node) error {
 			n.child[i].redeclared = true
 		} else {
 			index = sc.add(t)
-			sc.sym[id] = &symbol{index: index, kind: varSym, typ: t}
+			sym := &symbol{index: index, kind: varSym, typ: t}
+			if isLeftToCfg(n) {
+				// A global GTA left to cfg is a global (emily patch 51).
+				sym.global, sym.node = true, n
+				n.interp.pkgScope(sc).sym[id] = sym
+			} else {
+				sc.sym[id] = sym
+			}
 		}
 		n.child[i].typ = t
 		n.child[i].findex = index
