@@ -117,7 +117,7 @@ func (s *Session) reportGoPanic(v any, where int) {
 	if where == callbackPanic {
 		msg = "panic in a callback that compiled code called on a goroutine of its own (time.AfterFunc, an http handler…): " + panicText(v)
 	}
-	for _, f := range s.frames.take() {
+	for _, f := range s.panicFrames() {
 		pos := f.pos // "cellN:line:col": shown with a later cell
 		if s.executing.Load() {
 			pos, _ = s.positions(f.pos)

@@ -20,6 +20,9 @@ type P struct{ Name string; age int }`)
 		`fmt.Println(1, "a", []int{2}, P{"x", 3})`,
 		`x := emily.Full(1.5, 2); fmt.Println(x, []*emily.Tensor{x}); fmt.Printf("%v %T\n", x, x)`,
 		`fmt.Printf("%v %T\n", Celsius(2), 3)`,
+		// Printed right since yaegi patch 106: String inside containers.
+		`fmt.Println([]Celsius{1, 2}, map[string]any{"a": Celsius(3)})`,
+		`fmt.Printf("%T %v\n", Celsius(1), []Celsius{2})`,
 	} {
 		r := mustRun(t, s, code)
 		if strings.Contains(r.stderr, "warning") {
@@ -27,12 +30,12 @@ type P struct{ Name string; age int }`)
 		}
 	}
 
-	r := mustRun(t, s, "a := 1\nfor i := 0; i < 2; i++ {\n\tfmt.Println([]Celsius{1, 2})\n}\nfmt.Printf(\"%+v\\n\", P{\"x\", a})")
-	if r.stdout != "[1 2]\n[1 2]\n{Name:x Xage:1}\n" {
+	r := mustRun(t, s, "a := 1\nfor i := 0; i < 2; i++ {\n\tfmt.Printf(\"%[1]T\\n\", Celsius(1))\n}\nfmt.Printf(\"%+v\\n\", P{\"x\", a})")
+	if r.stdout != "float64\nfloat64\n{Name:x Xage:1}\n" {
 		t.Fatalf("stdout %q: the case this test warns about changed", r.stdout)
 	}
 	want := []string{
-		"warning: 3:2: fmt.Println prints []main.Celsius without Celsius.String",
+		"warning: 3:2: fmt.Printf: %T prints Celsius's underlying type, not main.Celsius",
 		"warning: 5:1: fmt.Printf: %+v shows the unexported field age of P as Xage",
 	}
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
@@ -45,7 +48,7 @@ type P struct{ Name string; age int }`)
 		}
 	}
 
-	mustRun(t, s, `func show(cs []Celsius) { fmt.Println(cs) }`)
+	mustRun(t, s, `func show(cs []Celsius) { fmt.Printf("%[1]T\\n", cs) }`)
 	if r := mustRun(t, s, `show([]Celsius{3})`); strings.Contains(r.stderr, "warning") {
 		t.Errorf("calling an already compiled function warned again: %s", r.stderr)
 	}

@@ -20,8 +20,12 @@ import (
 // declared anew, it declares again, in one compile, every earlier function
 // that calls it, directly or through others. Functions jitted since keep
 // their wrappers (a jitted function inlines its callees when traced).
-// Methods, and function values stored in variables, keep what they had:
-// yaegi does not allow declaring a method twice.
+// The fork (yaegi patch 73) now does the same itself for a function or
+// method declared again with the same signature: the old declaration
+// gets the new body, so closures and method values of earlier cells, and
+// interface calls, reach it too. A function value taken before keeps its
+// body, as a Python session keeps the function object. What is left here
+// is the warning when a caller no longer compiles against a new signature.
 
 // funcRefs is what the session knows of a function declared by a cell:
 // the names its body uses, and when it was declared.

@@ -47,3 +47,39 @@ func TestLateBinding(t *testing.T) {
 		t.Errorf("g() = %q after an incompatible f, want the old 20", r.res.Text)
 	}
 }
+
+// TestLateBindingMethods: a method declared anew in a later cell is what
+// every caller calls from then on (yaegi patch 73): functions and
+// closures of earlier cells, interface calls, method values, fmt through
+// a Stringer, and a closure held in a variable calling a redeclared
+// function (session corpus redefine_method_caller).
+func TestLateBindingMethods(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s,
+		"type Shape struct{ W, H float64 }",
+		"func (s Shape) Area() float64 { return s.W * s.H }",
+		"func (s Shape) String() string { return \"shape\" }",
+		"func total(ss []Shape) float64 { t := 0.0; for _, s := range ss { t += s.Area() }; return t }",
+		"type Areaer interface{ Area() float64 }",
+		"var a Areaer = Shape{2, 3}",
+		"area := Shape{1, 1}.Area",
+		"func norm(s string) string { return s }",
+		"apply := func(x string) string { return norm(x) }",
+	)
+	check := func(code, want string) {
+		t.Helper()
+		if r := mustRun(t, s, code); r.res.Text != want {
+			t.Errorf("%s = %s, want %s", code, r.res.Text, want)
+		}
+	}
+	check("total([]Shape{{2, 3}})", "6")
+	mustRun(t, s, "func (s Shape) Area() float64 { return s.W * s.H / 2 }",
+		"func (s Shape) String() string { return \"triangle\" }",
+		"import \"strings\"",
+		"func norm(s string) string { return strings.ToLower(s) }")
+	check("total([]Shape{{2, 3}})", "3")
+	check("a.Area()", "3")
+	check("area()", "0.5")
+	check("fmt.Sprint(Shape{})", `"triangle"`)
+	check(`apply("A")`, `"a"`)
+}

@@ -62,16 +62,41 @@ type frame struct {
 }
 
 func (f *frameFilter) Write(p []byte) (int, error) {
-	if m := yaegiFrame.FindSubmatch(p); m != nil {
-		if internalFrame.Match(m[1]) {
-			return len(p), nil // the session's own wrapper: not the user's frame
+	if fr, ok := parseFrame(string(p)); ok {
+		if fr.pos != "" {
+			f.mu.Lock()
+			f.frames = append(f.frames, fr)
+			f.mu.Unlock()
 		}
-		f.mu.Lock()
-		f.frames = append(f.frames, frame{pos: string(m[1]), fn: string(m[2])})
-		f.mu.Unlock()
 		return len(p), nil
 	}
 	return f.out.Write(p)
+}
+
+// parseFrame parses one of yaegi's frame lines; pos is "" for a frame
+// of the session's own code.
+func parseFrame(line string) (frame, bool) {
+	m := yaegiFrame.FindStringSubmatch(line)
+	if m == nil {
+		return frame{}, false
+	}
+	if internalFrame.MatchString(m[1]) {
+		return frame{}, true // the session's own wrapper: not the user's frame
+	}
+	return frame{pos: m[1], fn: m[2]}, true
+}
+
+// panicFrames returns the frames of the panic being reported, which
+// yaegi keeps rather than prints when something recovers it (yaegi
+// patch 74): a goroutine's, or a callback's.
+func (s *Session) panicFrames() []frame {
+	frames := s.frames.take()
+	for _, l := range s.yi.TakePanicFrames() {
+		if fr, ok := parseFrame(l); ok && fr.pos != "" {
+			frames = append(frames, fr)
+		}
+	}
+	return frames
 }
 
 // take returns the frames collected so far and forgets them.

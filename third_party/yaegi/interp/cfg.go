@@ -862,7 +862,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case defineXStmt:
 			wireChild(n)
-			if sc.def == nil && gtaDefined(n) {
+			if sc.def == nil && gtaDefined(n) && !isLeftToCfg(n) {
 				// In global scope, type definition already handled by GTA.
 				// But GTA chose how to assign a call's results before the
 				// callee's type was known: `f := <binary func value>` then
@@ -1258,6 +1258,16 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 				n.action = aConvert
 				switch {
+				case isInterface(c0.typ) && !c1.isNil() && (convertsToWrapper(c0.typ, c1.typ) || convertsToValueInterface(c0.typ, c1.typ)):
+					// emily patch 20: error(p), any(x) of session values
+					// with methods: a value the compiled interface (or the
+					// interpreter's any) can hold, as an assignment makes.
+					if !c1.typ.implements(c0.typ) {
+						err = n.cfgErrorf("type %v does not implement interface %v", c1.typ.id(), c0.typ.id())
+					}
+					n.gen = convert
+					n.typ = c0.typ
+					n.findex = sc.add(n.typ)
 				case isInterface(c0.typ) && !c1.isNil():
 					// Convert to interface: just check that all required methods are defined by concrete type.
 					if !c1.typ.implements(c0.typ) {
@@ -2470,7 +2480,14 @@ func compDefineX(sc *scope, n *node) error {
 			n.child[i].redeclared = true
 		} else {
 			index = sc.add(t)
-			sc.sym[id] = &symbol{index: index, kind: varSym, typ: t}
+			sym := &symbol{index: index, kind: varSym, typ: t}
+			if isLeftToCfg(n) {
+				// A global GTA left to cfg is a global (emily patch 51).
+				sym.global, sym.node = true, n
+				n.interp.pkgScope(sc).sym[id] = sym
+			} else {
+				sc.sym[id] = sym
+			}
 		}
 		n.child[i].typ = t
 		n.child[i].findex = index

@@ -21,7 +21,6 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
-	"sync"
 )
 
 // lossyCallee describes a compiled function whose output depends on the
@@ -32,6 +31,8 @@ type lossyCallee struct {
 	first  int  // index of the first formatted argument
 	errorf bool // fmt.Errorf: the wrapper of a direct argument is an error
 	direct bool // a direct argument is wrapped (stdlib/maptypes.go)
+	xml    bool // encoding/xml: MarshalXML, MarshalText (fixed by patch 106, not checked)
+	blind  bool // compiled code that sees no method of a session value: warned about only
 }
 
 var lossyCallees = map[string]lossyCallee{
@@ -47,6 +48,14 @@ var lossyCallees = map[string]lossyCallee{
 	"log.Panic": {format: -1, direct: true}, "log.Panicln": {format: -1, direct: true}, "log.Panicf": {format: 0, first: 1, direct: true},
 	"encoding/json.Marshal": {json: true, format: -1, direct: true}, "encoding/json.MarshalIndent": {json: true, format: -1, direct: true},
 	"encoding/json.(*Encoder).Encode": {json: true, format: -1},
+	"encoding/xml.Marshal":            {xml: true, format: -1}, "encoding/xml.MarshalIndent": {xml: true, format: -1},
+	// log/slog's handlers print a value through fmt (text) or json
+	// (JSON), so no one wrapper is right; text/template calls methods by
+	// name. They get the bare values, with a warning.
+	"log/slog.Info": {blind: true, format: -1, first: 1}, "log/slog.Warn": {blind: true, format: -1, first: 1},
+	"log/slog.Error": {blind: true, format: -1, first: 1}, "log/slog.Debug": {blind: true, format: -1, first: 1},
+	"text/template.(*Template).Execute": {blind: true, format: -1, first: 1},
+	"html/template.(*Template).Execute": {blind: true, format: -1, first: 1},
 }
 
 var jsonEncoderType = reflect.TypeOf((*json.Encoder)(nil))
@@ -58,6 +67,13 @@ func lossyCalleeOf(n *node) (string, lossyCallee, bool) {
 	if c0.kind == selectorExpr && len(c0.child) == 2 && c0.child[1].ident == "Encode" {
 		if t := c0.child[0].typ; t != nil && t.cat == valueT && t.rtype == jsonEncoderType {
 			return "json.Encoder.Encode", lossyCallees["encoding/json.(*Encoder).Encode"], true
+		}
+	}
+	if c0.kind == selectorExpr && len(c0.child) == 2 && c0.child[1].ident == "Execute" {
+		if t := c0.child[0].typ; t != nil && t.cat == valueT && t.rtype != nil && t.rtype.Kind() == reflect.Ptr {
+			if name := t.rtype.Elem().PkgPath() + ".(*" + t.rtype.Elem().Name() + ").Execute"; lossyCallees[name].blind {
+				return strings.TrimPrefix(strings.TrimPrefix(name, "text/"), "html/"), lossyCallees[name], true
+			}
 		}
 	}
 	if c0.kind == selectorExpr && len(c0.child) == 2 && c0.child[0].sym != nil && c0.child[0].sym.typ != nil && c0.child[0].sym.typ.cat == binPkgT {
@@ -117,6 +133,21 @@ func checkLossyCall(n *node) {
 				s = c.rval.String()
 			}
 			verbs = formatVerbs(s, len(args)-lc.first)
+			if _, _, ok := rewriteT(s); ok {
+				// %T prints the Go name (rewriteTypeVerbs, emily patch 106).
+				for i, vs := range verbs {
+					var keep []string
+					for _, v := range vs {
+						if strings.TrimLeft(v, "#+") != "T" {
+							keep = append(keep, v)
+						}
+					}
+					if len(keep) == 0 && len(vs) > 0 {
+						keep = []string{"s"}
+					}
+					verbs[i] = keep
+				}
+			}
 		}
 	}
 	for i := lc.first; i < len(args); i++ {
@@ -128,11 +159,17 @@ func checkLossyCall(n *node) {
 		if verbs != nil && i-lc.first < len(verbs) {
 			v = verbs[i-lc.first]
 		}
-		if msg := lossyAny(name, lc, c); msg != "" {
-			h(n.interp.fset.Position(n.pos), msg)
-			return
-		}
 		var msg string
+		if lc.xml {
+			continue
+		}
+		if lc.blind {
+			if msg = lossyBlind(name, c.typ, map[*itype]bool{}); msg != "" {
+				h(n.interp.fset.Position(n.pos), msg)
+				return
+			}
+			continue
+		}
 		if lc.json {
 			msg = lossyJSON(name, lc, c.typ, 0, map[*itype]bool{})
 		} else {
@@ -242,21 +279,6 @@ func lossyTypeName(t *itype) string {
 	return t.id()
 }
 
-// containerWord names where an element of t sits, for the messages.
-func containerWord(t *itype) string {
-	switch t.cat {
-	case sliceT, variadicT:
-		return "a slice"
-	case arrayT:
-		return "an array"
-	case mapT:
-		return "a map"
-	case ptrT:
-		return "a pointer"
-	}
-	return "a struct field"
-}
-
 const lossyHelp = " (%help limits)"
 
 // lossyFmt returns a message if fmt prints a value of static type t, at
@@ -271,7 +293,7 @@ func lossyFmtIn(fn string, lc lossyCallee, t, outer *itype, verbs []string, dept
 		return ""
 	}
 	seen[t] = true
-	var typeVerb, sharpV, plusV, other bool
+	var typeVerb, sharpV, plusV bool
 	for _, v := range verbs {
 		switch v {
 		case "T", "#T", "+T":
@@ -280,76 +302,19 @@ func lossyFmtIn(fn string, lc lossyCallee, t, outer *itype, verbs []string, dept
 			sharpV = true
 		case "+v":
 			plusV = true
-			other = true
-		default:
-			other = true
 		}
-	}
-	if sharpV {
-		other = true
 	}
 	if sessionNamed(t) {
 		name := lossyTypeName(t)
 		if typeVerb {
 			return fmt.Sprintf("%s: %%T prints %s's underlying type, not main.%s: compiled code cannot see the names of session types; print the type's name yourself%s", fn, name, name, lossyHelp)
 		}
-		methods := []string{}
-		for _, m := range []string{"Format", "Error", "String", "GoString"} {
-			if hasMethod(t, m, ptr) {
-				methods = append(methods, m)
-			}
-		}
-		if depth > 0 && len(methods) > 0 && other {
-			return fmt.Sprintf("%s prints %s without %s.%s: the compiled fmt cannot see methods of session types inside %s; print the elements one by one, or build the text with a loop calling %s%s",
-				fn, lossyTypeName(outer), name, methods[0], containerWord(outer), methods[0], lossyHelp)
-		}
-		has := func(m string) bool {
-			for _, x := range methods {
-				if x == m {
-					return true
-				}
-			}
-			return false
-		}
-		if depth == 0 && lc.direct && !ptr && len(methods) == 0 && other {
-			for _, m := range []string{"Format", "Error", "String"} {
-				if hasMethod(t, m, true) {
-					return fmt.Sprintf("%s prints %s with (*%s).%s, which a compiled program does not call on a value; pass &x to call it, or convert the value to a type without methods%s", fn, name, name, m, lossyHelp)
-				}
-			}
-		}
-		if depth == 0 && lc.direct {
-			switch {
-			case has("Format"):
-				return "" // the Formatter wrapper gets every verb
-			case has("Error") && !lc.errorf && stringVerb(verbs):
-				// Only Formatter and Stringer wrappers are made there
-				// (stdlib/maptypes.go): fmt gets the bare value, or one
-				// whose String it calls instead of Error.
-				return fmt.Sprintf("%s prints %s without %s.Error: the compiled fmt does not get it as an error; pass %s.Error() instead%s", fn, name, name, strings.ToLower(name[:1]), lossyHelp)
-			case has("Error") && !lc.errorf && !has("String"):
-				// %d of the bare value prints as go run does.
-			case sharpV && has("GoString"):
-				return fmt.Sprintf("%s: %%#v prints %s without %s.GoString: the compiled fmt cannot see it; print x.GoString() instead%s", fn, name, name, lossyHelp)
-			case has("String") || has("Error"):
-				m := "String"
-				if lc.errorf && has("Error") {
-					m = "Error"
-				}
-				for _, v := range verbs {
-					switch strings.TrimLeft(v, "#+") {
-					case "v", "s", "q", "x", "X", "T", "w":
-					default:
-						return fmt.Sprintf("%s: %%%s prints %s through an internal wrapper (its %s method hides its value from the compiled fmt); convert it first, e.g. %s(x)%s", fn, v, name, m, t.underlyingName(), lossyHelp)
-					}
-				}
-				if sharpV {
-					return fmt.Sprintf("%s: %%#v prints %s as an internal wrapper: the compiled fmt cannot see session types; use %%v, or convert it first%s", fn, name, lossyHelp)
-				}
-				return ""
-			}
-		} else if depth == 0 && len(methods) > 0 && other {
-			return fmt.Sprintf("%s prints %s without %s.%s: the compiled %s cannot see methods of session types; pass x.%s() instead%s", fn, name, name, methods[0], fn, methods[0], lossyHelp)
+		// emily patch 106: fixPrintArgs gives fmt the methods of session
+		// values at every depth, chooses the wrapper from the method set
+		// (Error before String, no pointer method on a value), and passes
+		// the bare value under verbs such as %d. Left: GoString under %#v.
+		if sharpV && hasMethod(t, "GoString", ptr) {
+			return fmt.Sprintf("%s: %%#v prints %s without %s.GoString: the compiled fmt cannot see it; print x.GoString() instead%s", fn, name, name, lossyHelp)
 		}
 		if sharpV && !(depth == 0 && isBasicCat(underlying(t))) {
 			return fmt.Sprintf("%s: %%#v prints %s with its underlying type's name, not main.%s: compiled code cannot see the names of session types; use %%v or %%+v%s", fn, name, name, lossyHelp)
@@ -377,15 +342,7 @@ func lossyFmtIn(fn string, lc lossyCallee, t, outer *itype, verbs []string, dept
 			// pointer's methods, with the wrappers of a direct value.
 			return lossyFmtIn(fn, lc, t.val, t, verbs, 0, true, seen)
 		}
-		if sessionNamed(t.val) {
-			for _, m := range []string{"Format", "Error", "String"} {
-				if hasMethod(t.val, m, true) && other {
-					return fmt.Sprintf("%s prints %s without %s.%s: the compiled fmt cannot see methods of session types inside %s, and prints their addresses; print the elements one by one%s",
-						fn, lossyTypeName(outer), lossyTypeName(t.val), m, containerWord(outer), lossyHelp)
-				}
-			}
-		}
-		return "" // an address
+		return "" // an address, or its methods (emily patch 106)
 	case sliceT, arrayT, variadicT:
 		return lossyFmtIn(fn, lc, t.val, t, verbs, depth+1, false, seen)
 	case mapT:
@@ -472,22 +429,9 @@ func lossyJSONIn(fn string, lc lossyCallee, t, outer *itype, depth int, ptr bool
 		return ""
 	}
 	seen[t] = true
-	if sessionNamed(t) {
-		for _, m := range []string{"MarshalJSON", "MarshalText"} {
-			if !hasMethod(t, m, ptr) {
-				continue
-			}
-			if depth == 0 && lc.direct {
-				return "" // wrapped (stdlib/maptypes.go)
-			}
-			where := "passed to " + fn
-			if outer != nil {
-				where = "inside " + containerWord(outer)
-			}
-			return fmt.Sprintf("%s writes %s without %s.%s: the compiled encoding/json cannot see methods of session types %s; marshal the value with json.Marshal directly, or convert it to a type built from its %s output%s",
-				fn, lossyTypeName(orType(outer, t)), lossyTypeName(t), m, where, m, lossyHelp)
-		}
-	}
+	// A session value's MarshalJSON and MarshalText are seen at every depth
+	// (fixPrintArgs, emily patch 106), except through an embedded field
+	// (below).
 	switch t.cat {
 	case linkedT:
 		return lossyJSONIn(fn, lc, t.val, outer, depth, ptr, seen)
@@ -511,6 +455,14 @@ func lossyJSONIn(fn string, lc lossyCallee, t, outer *itype, depth int, ptr bool
 						fn, f.name, lossyTypeName(t), f.name, lossyTypeName(t), lossyTypeName(t), lossyHelp)
 				}
 			}
+			if f.embed && sessionNamed(underlyingPtr(f.typ)) {
+				for _, m := range []string{"MarshalJSON", "MarshalText"} {
+					if hasMethod(f.typ, m, f.typ.cat == ptrT) {
+						return fmt.Sprintf("%s writes %s without the %s it embeds from %s: the compiled encoding/json cannot see methods promoted in session types; call x.%s.%s() yourself%s",
+							fn, lossyTypeName(t), m, f.name, f.name, m, lossyHelp)
+					}
+				}
+			}
 			if msg := lossyJSONIn(fn, lc, f.typ, t, depth+1, false, seen); msg != "" {
 				return msg
 			}
@@ -519,151 +471,12 @@ func lossyJSONIn(fn string, lc lossyCallee, t, outer *itype, depth int, ptr bool
 	return ""
 }
 
-func orType(a, b *itype) *itype {
-	if a != nil {
-		return a
+// underlyingPtr returns what t points to, or t.
+func underlyingPtr(t *itype) *itype {
+	if t != nil && t.cat == ptrT {
+		return t.val
 	}
-	return b
-}
-
-// lossyAny returns a message if c is any(x) or a composite literal of
-// empty interface elements, such as []any{x}, holding a session value whose
-// methods compiled code would need: such values reach the callee without
-// their methods (any(x)) or as the interpreter's own wrappers ([]any{x}).
-func lossyAny(fn string, lc lossyCallee, c *node) string {
-	var held []*itype
-	if isEmptyInterface(c.typ) && c.typ.val != nil {
-		held = append(held, c.typ.val)
-	}
-	if c.kind == compositeLitExpr && c.typ != nil {
-		if et := underlying(c.typ); (et.cat == sliceT || et.cat == arrayT || et.cat == mapT) && isEmptyInterface(et.val) {
-			for _, e := range c.child {
-				if e.kind == keyValueExpr && len(e.child) == 2 {
-					e = e.child[1]
-				}
-				held = append(held, e.typ)
-			}
-		}
-	}
-	names := []string{"Format", "Error", "String", "GoString"}
-	if lc.json {
-		names = []string{"MarshalJSON", "MarshalText"}
-	}
-	for _, t := range held {
-		if t == nil || !sessionNamed(t) && !(t.cat == ptrT && sessionNamed(t.val)) {
-			continue
-		}
-		for _, m := range names {
-			if hasMethod(t, m, t.cat == ptrT) {
-				return fmt.Sprintf("%s gets %s as an interface value without %s: the compiled %s cannot see methods of session types held in interfaces built this way; pass the value itself, or x.%s()%s",
-					fn, lossyTypeName(t), m, strings.SplitN(fn, ".", 2)[0], m, lossyHelp)
-			}
-		}
-	}
-	return ""
-}
-
-// lossyDynamic makes the arguments of a call n of a compiled printer
-// that are slices, arrays or maps of empty interfaces (a []any or a
-// map[string]any variable) report, when the call runs, an element that
-// holds a session value whose methods compiled code would need: the
-// interpreter stores such elements as its own wrapper, which the callee
-// prints as a struct. The static types cannot tell; the values can. The
-// call site reports once.
-func lossyDynamic(n *node, child []*node, values []func(*frame) reflect.Value) []func(*frame) reflect.Value {
-	h := n.interp.opt.onLossyCall
-	if h == nil || len(values) != len(child) {
-		return values
-	}
-	name, lc, ok := lossyCalleeOf(n)
-	if !ok {
-		return values
-	}
-	names := []string{"Format", "Error", "String", "GoString"}
-	if lc.json {
-		names = []string{"MarshalJSON", "MarshalText"}
-	}
-	var once sync.Once
-	for i, c := range child {
-		if i < lc.first || c.typ == nil {
-			continue
-		}
-		t := underlying(c.typ)
-		if (t.cat != sliceT && t.cat != arrayT && t.cat != mapT && t.cat != variadicT) || !isEmptyInterface(t.val) {
-			continue
-		}
-		if (n.action == aCallSlice && i == len(child)-1) || lossyAny(name, lc, c) != "" {
-			continue // the elements are unknown, or reported at compile time
-		}
-		value, tname := values[i], lossyTypeName(c.typ)
-		values[i] = func(f *frame) reflect.Value {
-			v := value(f)
-			if held, m := heldLossy(v, names); held != "" {
-				once.Do(func() {
-					h(n.interp.fset.Position(n.pos), fmt.Sprintf("%s prints %s holding %s without %s.%s: the compiled %s cannot see methods of session values stored in an interface container; print the elements one by one%s",
-						name, tname, held, held, m, strings.SplitN(name, ".", 2)[0], lossyHelp))
-				})
-			}
-			return v
-		}
-	}
-	return values
-}
-
-// heldLossy returns the name of a session type, and its method, that an
-// element of the slice, array or map v holds as the interpreter's
-// wrapper; it looks at the first 1000 elements.
-func heldLossy(v reflect.Value, names []string) (string, string) {
-	check := func(e reflect.Value) (string, string) {
-		for e.IsValid() && e.Kind() == reflect.Interface && !e.IsNil() {
-			e = e.Elem()
-		}
-		if !e.IsValid() || !e.CanInterface() {
-			return "", ""
-		}
-		vi, ok := e.Interface().(valueInterface)
-		if !ok || vi.node == nil || vi.node.typ == nil {
-			return "", ""
-		}
-		t := vi.node.typ
-		if !sessionNamed(t) && !(t.cat == ptrT && sessionNamed(t.val)) {
-			return "", ""
-		}
-		for _, m := range names {
-			if hasMethod(t, m, t.cat == ptrT) {
-				return lossyTypeName(t), m
-			}
-		}
-		return "", ""
-	}
-	switch v.Kind() {
-	case reflect.Slice, reflect.Array:
-		for j := 0; j < v.Len() && j < 1000; j++ {
-			if t, m := check(v.Index(j)); t != "" {
-				return t, m
-			}
-		}
-	case reflect.Map:
-		it := v.MapRange()
-		for j := 0; j < 1000 && it.Next(); j++ {
-			if t, m := check(it.Value()); t != "" {
-				return t, m
-			}
-		}
-	}
-	return "", ""
-}
-
-// stringVerb reports whether verbs has one under which fmt calls Error or
-// String.
-func stringVerb(verbs []string) bool {
-	for _, v := range verbs {
-		switch strings.TrimLeft(v, "#+") {
-		case "v", "s", "q", "x", "X":
-			return true
-		}
-	}
-	return false
+	return t
 }
 
 // recursiveEmbed reports whether the embedded field type ft of t is t or
@@ -674,4 +487,38 @@ func recursiveEmbed(t, ft *itype) bool {
 		ft = ft.val
 	}
 	return ft == t || (ft != nil && t.name != "" && ft.name == t.name && ft.path == t.path)
+}
+
+// lossyBlind returns a message if a value of static type t holds a
+// session type with methods that compiled code such as log/slog or
+// text/template would call (they see the underlying type).
+func lossyBlind(fn string, t *itype, seen map[*itype]bool) string {
+	if t == nil || seen[t] {
+		return ""
+	}
+	seen[t] = true
+	if sessionNamed(t) || (t.cat == ptrT && sessionNamed(t.val)) {
+		for _, m := range []string{"String", "Error", "MarshalText", "MarshalJSON", "LogValue"} {
+			if hasMethod(t, m, t.cat == ptrT) {
+				return fmt.Sprintf("%s gets %s without %s.%s: compiled code other than fmt, log and encoding/json sees session values as their underlying types; pass x.%s() instead%s",
+					fn, lossyTypeName(t), lossyTypeName(underlyingPtr(t)), m, m, lossyHelp)
+			}
+		}
+	}
+	switch t.cat {
+	case linkedT, ptrT, sliceT, arrayT, variadicT:
+		return lossyBlind(fn, t.val, seen)
+	case mapT:
+		if msg := lossyBlind(fn, t.key, seen); msg != "" {
+			return msg
+		}
+		return lossyBlind(fn, t.val, seen)
+	case structT:
+		for _, f := range t.field {
+			if msg := lossyBlind(fn, f.typ, seen); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
 }

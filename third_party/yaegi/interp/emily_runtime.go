@@ -22,6 +22,17 @@ func (runtimeError) RuntimeError() {}
 // range" and are not runtime.Errors.
 const nilDeref = runtimeError("invalid memory address or nil pointer dereference")
 
+// typeAssertError is the panic of a failed type assertion, which reads
+// as Go's *runtime.TypeAssertionError ("interface conversion: …"),
+// without the position yaegi put before it (emily patch 14; the
+// position is in the panic's frames).
+type typeAssertError string
+
+func (e typeAssertError) Error() string { return string(e) }
+
+// RuntimeError marks typeAssertError as a runtime.Error.
+func (typeAssertError) RuntimeError() {}
+
 // indexValue is a.Index(i) with Go's bounds check.
 func indexValue(a reflect.Value, i int) reflect.Value {
 	if n := a.Len(); i < 0 || i >= n {

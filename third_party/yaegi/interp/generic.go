@@ -40,7 +40,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 		case identExpr:
 			// Replace generic type by instantiated one.
 			nt, ok := typeParam[n.ident]
-			if !ok {
+			if !ok || isNameNotType(n) {
 				break
 			}
 			nod = copyNode(nt, anc, true)
@@ -377,6 +377,27 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 		infer(p, at) // p is nil past the parameters: check.arguments reports it
 	}
 
+	// emily patch 18: a parameter bound to a type infers those its
+	// constraint's core type names, as Go does: S ~[]E bound to IDs
+	// ([]int) gives E int, M ~map[K]V gives K and V.
+	for grew := true; grew; {
+		grew = false
+		for _, name := range names {
+			t, ok := bound[name]
+			core := coreTypeNode(constraint[name])
+			if !ok || core == nil {
+				continue
+			}
+			ct, err := nodeType(fun.interp, sc, core)
+			if err != nil {
+				continue
+			}
+			n := len(bound)
+			infer(ct, t)
+			grew = grew || len(bound) > n
+		}
+	}
+
 	types := make([]*itype, 0, len(names))
 	for _, name := range names {
 		t, ok := bound[name]
@@ -639,4 +660,42 @@ func bindTypeParams(param, input *itype, names []string, bound map[string]*itype
 			}
 		}
 	}
+}
+
+// coreTypeNode returns the type expression of a constraint that is a
+// single type or ~type of composite kind (~[]E, map[K]V, ~chan T), whose
+// structure binds the type parameters it names, or nil.
+func coreTypeNode(c *node) *node {
+	if c == nil {
+		return nil
+	}
+	if c.kind == unaryExpr && c.action == aNop && len(c.child) == 1 {
+		c = c.child[0] // ~T
+	}
+	switch c.kind {
+	case arrayType, mapType, chanType, chanTypeRecv, chanTypeSend, funcType, starExpr:
+		return c
+	}
+	return nil
+}
+
+// isNameNotType reports whether identifier n names a struct field, a
+// selected field or method, or a composite literal's key, which a type
+// parameter of the same name does not replace (emily patch 19:
+// `type Triple[A, B, C any] struct{ A A; … }` had fields named int,
+// string, bool: `{Xint:1 …}`).
+func isNameNotType(n *node) bool {
+	a := n.anc
+	if a == nil {
+		return false
+	}
+	switch a.kind {
+	case fieldExpr:
+		return len(a.child) > 1 && a.lastChild() != n && a.anc != nil && a.anc.anc != nil && a.anc.anc.kind == structType
+	case selectorExpr:
+		return len(a.child) == 2 && a.child[1] == n
+	case keyValueExpr:
+		return a.child[0] == n && a.anc != nil && a.anc.kind == compositeLitExpr
+	}
+	return false
 }

@@ -125,6 +125,13 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			if !gtaDefined(n) {
 				return false // as for defineStmt (emily patch 70)
 			}
+			if src := n.lastChild(); src.kind == callExpr && callsGeneric(interp, sc, src) {
+				// `next, stop := iter.Pull(seq)`: as for a define of one
+				// value, cfg declares it once the call is instantiated.
+				// (emily patch 51)
+				n.meta = leftToCfg{}
+				return false
+			}
 			err = compDefineX(sc, n)
 
 		case valueSpec:
@@ -201,6 +208,12 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 					return false
 				}
 				rcvrtype = sym.typ
+				if prev := sym.typ.getMethod(ident); prev != nil && prev != n && !genericMethod {
+					// Declared again (emily patch 73): the new method takes
+					// the old one's place, and its body the old node's.
+					interp.noteRedecl(prev, n, typName+"."+ident)
+					dropMethod(sym.typ, prev)
+				}
 				if typPtr {
 					elementType := sym.typ
 					rcvrtype = ptrOf(elementType, withNode(rtn), withScope(sc))
@@ -225,6 +238,9 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 					// redeclaration error
 					err = n.cfgErrorf("%s redeclared in this block", ident)
 					return false
+				}
+				if prev := sc.sym[ident]; prev != nil && prev.kind == funcSym && prev.typ != nil && !isGeneric(prev.typ) && !isGeneric(n.typ) {
+					interp.noteRedecl(prev.node, n, ident) // emily patch 73
 				}
 				// Add a function symbol in the package name space except for init
 				sc.sym[ident] = &symbol{kind: funcSym, typ: n.typ, node: n, index: -1}
@@ -549,25 +565,28 @@ func isLeftToCfg(n *node) bool {
 // gave it "nil reflect type"). (emily patch 51)
 func definesByGenericCall(interp *Interpreter, sc *scope, n *node) bool {
 	for _, src := range n.child[len(n.child)-n.nright:] {
-		if src.kind != callExpr {
-			continue
-		}
-		var t *itype
-		switch c0 := src.child[0]; c0.kind {
-		case identExpr:
-			if sym, _, ok := sc.lookup(c0.ident); ok && sym.kind != bltnSym {
-				t = sym.typ
-			}
-		case selectorExpr: // pkg.F
-			if pkg, _, ok := sc.lookup(c0.child[0].ident); ok && pkg.kind == pkgSym {
-				t, _ = nodeType(interp, sc, c0)
-			}
-		}
-		if t != nil && isGeneric(t) {
+		if src.kind == callExpr && callsGeneric(interp, sc, src) {
 			return true
 		}
 	}
 	return false
+}
+
+// callsGeneric reports whether the call src calls a generic function by
+// its name (F, pkg.F).
+func callsGeneric(interp *Interpreter, sc *scope, src *node) bool {
+	var t *itype
+	switch c0 := src.child[0]; c0.kind {
+	case identExpr:
+		if sym, _, ok := sc.lookup(c0.ident); ok && sym.kind != bltnSym {
+			t = sym.typ
+		}
+	case selectorExpr: // pkg.F
+		if pkg, _, ok := sc.lookup(c0.child[0].ident); ok && pkg.kind == pkgSym {
+			t, _ = nodeType(interp, sc, c0)
+		}
+	}
+	return t != nil && isGeneric(t)
 }
 
 // pkgScope returns the package scope of sc, where GTA declares globals.

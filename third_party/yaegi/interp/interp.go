@@ -55,6 +55,7 @@ type node struct {
 	meta       interface{}    // meta stores meta information between gta runs, like errors
 	methodExpr bool           // a method expression, T.M or (*T).M: val is the method (emily patch 13)
 	methodPath []int          // for methodExpr, the embedded field of T that has the method
+	origin     *node          // for a method node copied with its receiver, the declaration (emily patch 73)
 }
 
 func (n *node) shouldBreak() bool {
@@ -234,6 +235,10 @@ type Interpreter struct {
 	released map[int]bool // global frame slots ReleaseUnreachable replaced
 	refsMu   sync.Mutex   // guards rootRefs
 
+	panics    panicTraces        // frame lines of unwinding panics (emily patch 74)
+	redecl    []redecl           // functions and methods the input being compiled declares again (emily patch 73)
+	redeclSet map[*node]*[]*node // the nodes that hold one declaration's current body (emily patch 73)
+
 	hooks *hooks // symbol hooks
 
 	debugger *Debugger
@@ -277,6 +282,53 @@ type _error struct {
 }
 
 func (w _error) Error() string { return w.WError() }
+
+// emily patch 20: the wrappers of session errors with Unwrap and Is, so
+// that errors.Unwrap, Is, As and Join reach what they wrap (getWrapper
+// takes the first whose methods, with their signatures, the type has).
+type _error_IsUnwrap struct {
+	IValue  interface{}
+	WError  func() string
+	WIs     func(error) bool
+	WUnwrap func() error
+}
+
+func (w _error_IsUnwrap) Error() string        { return w.WError() }
+func (w _error_IsUnwrap) Is(target error) bool { return w.WIs(target) }
+func (w _error_IsUnwrap) Unwrap() error        { return w.WUnwrap() }
+
+type _error_Unwrap struct {
+	IValue  interface{}
+	WError  func() string
+	WUnwrap func() error
+}
+
+func (w _error_Unwrap) Error() string { return w.WError() }
+func (w _error_Unwrap) Unwrap() error { return w.WUnwrap() }
+
+type _error_UnwrapAll struct {
+	IValue  interface{}
+	WError  func() string
+	WUnwrap func() []error
+}
+
+func (w _error_UnwrapAll) Error() string   { return w.WError() }
+func (w _error_UnwrapAll) Unwrap() []error { return w.WUnwrap() }
+
+type _error_Is struct {
+	IValue interface{}
+	WError func() string
+	WIs    func(error) bool
+}
+
+func (w _error_Is) Error() string        { return w.WError() }
+func (w _error_Is) Is(target error) bool { return w.WIs(target) }
+
+// errorWrappers are the composed wrappers of error, most methods first.
+var errorWrappers = []reflect.Type{
+	reflect.TypeOf(_error_IsUnwrap{}), reflect.TypeOf(_error_UnwrapAll{}),
+	reflect.TypeOf(_error_Unwrap{}), reflect.TypeOf(_error_Is{}),
+}
 
 // Panic is an error recovered from a panic call in interpreted code.
 type Panic struct {
@@ -383,6 +435,7 @@ func New(options Options) *Interpreter {
 		hooks:    &hooks{},
 		generic:  map[string]*node{},
 	}
+	i.mapTypes[i.binPkg[""]["_error"]] = errorWrappers // emily patch 20
 
 	if i.opt.stdin = options.Stdin; i.opt.stdin == nil {
 		i.opt.stdin = os.Stdin

@@ -15,6 +15,7 @@ type Program struct {
 	pkgName string
 	root    *node
 	init    []*node
+	redecl  []redecl // declarations made again, applied when it runs (emily patch 73)
 }
 
 // PackageName returns name used in a package clause.
@@ -71,6 +72,7 @@ func (interp *Interpreter) compileSrc(src, name string, inc bool) (*Program, err
 // WARNING: The node must have been parsed using interp.FileSet(). Results are
 // unpredictable otherwise.
 func (interp *Interpreter) CompileAST(n ast.Node) (*Program, error) {
+	interp.redecl = nil // emily patch 73: gta collects this input's
 	// Convert AST.
 	pkgName, root, err := interp.ast(n)
 	if err != nil || root == nil {
@@ -133,7 +135,9 @@ func (interp *Interpreter) CompileAST(n ast.Node) (*Program, error) {
 		root.cfgDot(dotWriter(dotCmd))
 	}
 
-	return &Program{pkgName, root, initNodes}, nil
+	redecls := interp.redecl
+	interp.redecl = nil
+	return &Program{pkgName, root, initNodes, redecls}, nil
 }
 
 // Execute executes compiled Go code.
@@ -141,7 +145,8 @@ func (interp *Interpreter) Execute(p *Program) (res reflect.Value, err error) {
 	defer func() {
 		r := recover()
 		if r != nil {
-			var pc [64]uintptr // 64 frames should be enough.
+			interp.panicEscaped(r) // emily patch 74
+			var pc [64]uintptr     // 64 frames should be enough.
 			n := runtime.Callers(1, pc[:])
 			err = Panic{Value: r, Callers: pc[:n], Stack: debug.Stack()}
 		}
@@ -151,6 +156,7 @@ func (interp *Interpreter) Execute(p *Program) (res reflect.Value, err error) {
 	if err = genRun(p.root); err != nil {
 		return res, err
 	}
+	interp.applyRedecls(p.redecl) // emily patch 73
 
 	// Init interpreter execution memory frame.
 	interp.frame.setrunid(interp.runid())

@@ -38,7 +38,15 @@ import "reflect"
 // enclosing frame (level != 0). Called once per compiled tree.
 func (interp *Interpreter) noteRootRefs(root *node) {
 	var walk func(n *node, inFunc bool)
+	// A recursive generic instance's tree can lead back to itself
+	// (walk[T] calling walk[T] through its instance): each node is
+	// visited once, or the walk overflowed the stack.
+	seen := map[*node]bool{} // the value: visited inside a function
 	walk = func(n *node, inFunc bool) {
+		if in, ok := seen[n]; ok && (in || !inFunc) {
+			return
+		}
+		seen[n] = inFunc
 		if inFunc && n.level != 0 && n.findex >= 0 {
 			interp.rootRefs[n.findex] = true
 		}

@@ -273,12 +273,16 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 			// suppress the logging here accordingly, to get a similar and consistent
 			// behavior.
 			if !ok || errorer.Error() != errAbortHandler.Error() {
-				fmt.Fprintln(n.interp.stderr, oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)))
+				// emily patch 74: printed if the panic leaves the program.
+				n.interp.panicFrame(f.recovered, oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)).Error())
 			}
 			f.mutex.Unlock()
 			panic(f.recovered)
 		}
 		f.mutex.Unlock()
+		if rec != nil {
+			n.interp.panicRecovered(rec) // emily patch 74: nothing to print
+		}
 	}()
 
 	dbg := n.interp.debugger
@@ -382,7 +386,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: nil is not %v", typID))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: nil is not %v", typID)))
 				}
 				return next
 			}
@@ -401,7 +405,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if len(m0) < len(m1) {
 				ok = false
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: %v is not %v", v.node.typ.id(), typID))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: %v is not %v", v.node.typ.id(), typID)))
 				}
 				return next
 			}
@@ -494,7 +498,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			ok = v.IsValid()
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is nil, not %s", rtype.String())))
 				}
 				return next
 			}
@@ -502,7 +506,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok {
 				if !withOk {
 					method := firstMissingMethod(leftType, rtype)
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", leftType.String(), rtype.String(), method))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: %s is not %s: missing method %s", leftType.String(), rtype.String(), method)))
 				}
 				return next
 			}
@@ -532,9 +536,9 @@ func typeAssert(n *node, withResult, withOk bool) {
 				if !withOk {
 					// TODO(mpl): think about whether this should ever happen.
 					if ctyp == nil {
-						panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+						panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is nil, not %s", rtype.String())))
 					}
-					panic(n.cfgErrorf("interface conversion: interface {} is %s, not %s", ctyp.String(), rtype.String()))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is %s, not %s", ctyp.String(), rtype.String())))
 				}
 				return next
 			}
@@ -559,7 +563,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is nil, not %s", rtype.String())))
 				}
 				return next
 			}
@@ -572,7 +576,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok {
 				if !withOk {
 					method := firstMissingMethod(v.Type(), rtype)
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", v.Type().String(), rtype.String(), method))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: %s is not %s: missing method %s", v.Type().String(), rtype.String(), method)))
 				}
 				return next
 			}
@@ -592,7 +596,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			if !ok || !v.value.IsValid() {
 				ok = false
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is nil, not %s", rtype.String())))
 				}
 				return next
 			}
@@ -600,7 +604,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			ok = canAssertTypes(v.value.Type(), rtype)
 			if !ok {
 				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is %s, not %s", v.value.Type().String(), rtype.String()))
+					panic(typeAssertError(fmt.Sprintf("interface conversion: interface {} is %s, not %s", v.value.Type().String(), rtype.String())))
 				}
 				return next
 			}
@@ -661,9 +665,18 @@ func convert(n *node) {
 
 	doConvert := true
 	var value func(*frame) reflect.Value
+	dt := n.child[0].typ
 	switch {
 	case isFuncSrc(c.typ):
 		value = genFunctionWrapper(c)
+	case convertsToWrapper(dt, c.typ):
+		// emily patch 20: error(p) of a session type is its wrapper, as in
+		// `var e error = p` (reflect's Convert panicked: not assignable).
+		value, doConvert = genInterfaceWrapper(c, typ), false
+	case convertsToValueInterface(dt, c.typ):
+		// emily patch 20: any(x) keeps x's type and methods, as `var a
+		// any = x` does (the bare value lost them).
+		value, doConvert = genValueInterface(c), false
 	default:
 		value = genValue(c)
 	}
@@ -1088,9 +1101,13 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	if def, ok = n.val.(*node); !ok {
 		return genValueAsFunctionWrapper(n)
 	}
-	start := def.child[3].start
 	numRet := len(def.typ.ret)
 	var rcvr func(*frame) reflect.Value
+	// emily patch 73: a method's body is read at each call, so that a
+	// method value or interface wrapper made before the method was declared
+	// again calls the new body; a function value keeps the body of the
+	// moment it is made (below).
+	method := def.kind == funcDecl && isMethod(def)
 
 	if n.recv != nil {
 		rcvr = genValueRecv(n)
@@ -1102,6 +1119,11 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	isLit := def.kind == funcLit
 
 	return func(f *frame) reflect.Value {
+		body := def
+		if def.kind == funcDecl && !method {
+			snap := *def
+			body = &snap
+		}
 		if isLit {
 			// A function literal wrapped here (deferred) keeps the
 			// variables of this moment, as the closures made by getFunc:
@@ -1121,7 +1143,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 				}
 				src = vs.value
 			}
-			sk, dk := src.Kind(), def.types[numRet].Kind()
+			sk, dk := src.Kind(), def.declOf().types[numRet].Kind()
 			switch {
 			case sk == reflect.Ptr && dk != reflect.Ptr:
 				recv = copyValue(src.Elem())
@@ -1134,6 +1156,11 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 			}
 		}
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
+			def := body
+			if method {
+				def = def.declOf()
+			}
+			start := def.child[3].start
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr := newFrame(f, len(def.types), f.runid())
 			d := fr.data
@@ -1229,7 +1256,11 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		}
 		switch v.Kind() {
 		case reflect.Chan, reflect.Func, reflect.Interface, reflect.Map, reflect.Ptr, reflect.Slice:
-			if v.IsNil() {
+			// emily patch 21: a nil pointer (map, slice…) of a concrete
+			// session type is a non-nil interface holding it, as in Go
+			// (`var e error = (*MyErr)(nil)`; e != nil); only a nil
+			// interface converts to a nil one.
+			if v.IsNil() && (v.Kind() == reflect.Interface || isInterface(n.typ) || n.typ.cat == nilT) {
 				return reflect.New(typ).Elem()
 			}
 		}
@@ -1273,16 +1304,16 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 				// Method lookup in embedded valueInterface.
 				m2, i2 := n2.typ.lookupMethod(names[i])
 				if m2 != nil {
-					nod := *m2
+					nod := copyMethod(m2) // emily patch 73
 					nod.recv = &receiver{n, v, i2}
-					w.Field(i + 1).Set(genFunctionWrapper(&nod)(f))
+					w.Field(i + 1).Set(genFunctionWrapper(nod)(f))
 					continue
 				}
 				panic(n.cfgErrorf("method not found: %s", names[i]))
 			}
-			nod := *m
+			nod := copyMethod(m) // emily patch 73
 			nod.recv = &receiver{n, v, indexes[i]}
-			w.Field(i + 1).Set(genFunctionWrapper(&nod)(f))
+			w.Field(i + 1).Set(genFunctionWrapper(nod)(f))
 		}
 		return w
 	}
@@ -1558,7 +1589,15 @@ func call(n *node) {
 
 		// Execute function body
 		if goroutine {
-			go runCfg(def.child[3].start, nf, def, n)
+			go func() {
+				defer func() {
+					if r := recover(); r != nil {
+						n.interp.panicEscaped(r) // emily patch 74: the goroutine dies of it
+						panic(r)
+					}
+				}()
+				runCfg(def.child[3].start, nf, def, n)
+			}()
 			return tnext
 		}
 		runCfg(def.child[3].start, nf, def, n)
@@ -1669,6 +1708,11 @@ func callBin(n *node) {
 			var defType reflect.Type
 			if variadic >= 0 && i+rcvrOffset >= variadic {
 				defType = funcType.In(variadic)
+				if n.action != aCallSlice {
+					// emily patch 106: an element of ...error, not the
+					// slice (errors.Join(Code(1)) passed a bare int).
+					defType = defType.Elem()
+				}
 			} else {
 				defType = funcType.In(rcvrOffset + i)
 			}
@@ -1704,7 +1748,8 @@ func callBin(n *node) {
 			}
 		}
 	}
-	values = lossyDynamic(n, child, values) // emily patch 104
+	values = fixPrintArgs(n, child, values) // emily patch 106
+	value = fixUnmarshal(n, child, value)   // emily patch 107
 	l := len(values)
 
 	switch {
@@ -2103,10 +2148,10 @@ func getMethod(n *node) {
 	next := getExec(n.tnext)
 
 	n.exec = func(f *frame) bltn {
-		nod := *(n.val.(*node))
-		nod.val = &nod
+		nod := copyMethod(n.val.(*node)) // emily patch 73
+		nod.val = nod
 		nod.recv = n.recv
-		getFrame(f, l).data[i] = genFuncValue(&nod)(f)
+		getFrame(f, l).data[i] = genFuncValue(nod)(f)
 		return next
 	}
 }
@@ -2176,10 +2221,10 @@ func getMethodByName(n *node) {
 			panic(n.cfgErrorf("method not found: %s", name))
 		}
 
-		nod := *m
-		nod.val = &nod
+		nod := copyMethod(m) // emily patch 73
+		nod.val = nod
 		nod.recv = &receiver{nil, val.value, li}
-		getFrame(f, l).data[i] = genFuncValue(&nod)(f)
+		getFrame(f, l).data[i] = genFuncValue(nod)(f)
 		return next
 	}
 }

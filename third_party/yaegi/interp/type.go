@@ -1307,9 +1307,33 @@ func genericCallType(interp *Interpreter, sc *scope, n *node, seen []*node) (*it
 	}
 	r := substTypeParams(ft.ret[0], bound, sc)
 	if hasTypeParam(r) {
+		// emily patch 22: a result of a generic type (`func NewCache[K
+		// comparable, V any](n int) *Cache[K, V]`): its type expression,
+		// with the type parameters bound in a scope of their own.
+		if r2 := resultByScope(interp, sc, ft, bound, seen); r2 != nil && !hasTypeParam(r2) {
+			return r2, true, nil
+		}
 		return nil, true, n.cfgErrorf("cannot infer the type parameters of %s", fn.ident)
 	}
 	return r, true, nil
+}
+
+// resultByScope returns the type of the one result of generic function
+// type ft with its type parameters bound, or nil.
+func resultByScope(interp *Interpreter, sc *scope, ft *itype, bound map[string]*itype, seen []*node) *itype {
+	ftn := ft.node
+	if ftn == nil || len(ftn.child) < 3 || len(ftn.child[2].child) != 1 {
+		return nil
+	}
+	sc2 := &scope{anc: sc, level: sc.level, sym: map[string]*symbol{}, types: sc.types, global: sc.global}
+	for name, t := range bound {
+		sc2.sym[name] = &symbol{kind: typeSym, typ: t, index: -1}
+	}
+	t, err := nodeType2(interp, sc2, ftn.child[2].child[0].lastChild(), seen)
+	if err != nil {
+		return nil
+	}
+	return t
 }
 
 // fieldName returns an implicit struct field name according to node kind.

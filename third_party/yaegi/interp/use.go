@@ -86,7 +86,9 @@ func getWrapper(n *node, t reflect.Type) reflect.Type {
 		match := true
 		for i := 1; i < rt.NumField(); i++ {
 			// The interpreter type must have all required wrapper methods.
-			if _, ok := lm[rt.Field(i).Name[1:]]; !ok {
+			sig, ok := lm[rt.Field(i).Name[1:]]
+			if !ok || (t == errorType && sig != rt.Field(i).Type.String()) {
+				// (emily patch 20: Unwrap() error or Unwrap() []error)
 				match = false
 				break
 			}
