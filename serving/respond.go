@@ -329,4 +329,3 @@ func (e *sse) send(v any) error {
 }
 
 func (e *sse) done() { e.raw([]byte("[DONE]")) }
-
