@@ -1,8 +1,9 @@
 module github.com/emily-go/emily
 
-go 1.26
+go 1.26.0
 
 require (
+	github.com/ardanlabs/jinja v1.8.0
 	github.com/chzyer/readline v1.5.1
 	github.com/creack/pty v1.1.24
 	github.com/go-zeromq/zmq4 v0.17.0
@@ -23,8 +24,8 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	golang.org/x/image v0.25.0 // indirect
-	golang.org/x/sync v0.12.0 // indirect
-	golang.org/x/sys v0.30.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sys v0.43.0 // indirect
 )
 
 // A fork of yaegi v0.16.1 with small fixes: third_party/yaegi/PATCHES.md.

@@ -20,8 +20,8 @@ type Config struct {
 	// (KVHeads < Heads is grouped-query attention); HeadDim is
 	// attention.key_length, Hidden/Heads when absent.
 	Heads, KVHeads, HeadDim int
-	// RopeDims is rope.dimension_count (HeadDim when absent): the first
-	// RopeDims features of each head rotate, the rest pass through.
+	// RopeDims is rope.dimension_count (HeadDim when absent; it must be
+	// HeadDim: every feature of a head rotates).
 	RopeDims int
 	// RopeBase is rope.freq_base (10000 when absent).
 	RopeBase float64
@@ -111,8 +111,10 @@ func configFrom(meta map[string]any) (Config, error) {
 	if m.err != nil {
 		return c, m.err
 	}
-	if c.HeadDim <= 0 || c.RopeDims <= 0 || c.RopeDims > c.HeadDim || c.RopeDims%2 != 0 {
-		return c, fmt.Errorf("head dim %d and %srope.dimension_count %d: want an even count ≤ the head dim", c.HeadDim, m.prefix, c.RopeDims)
+	if c.HeadDim <= 0 || c.HeadDim%2 != 0 || c.RopeDims != c.HeadDim {
+		// Partial rotary embeddings (fewer rotated features than the head
+		// has) are no Llama or Qwen2 model's; they are not implemented.
+		return c, fmt.Errorf("head dim %d and %srope.dimension_count %d: want one even count", c.HeadDim, m.prefix, c.RopeDims)
 	}
 	c.RopeTraditional = arch == "llama"
 	c.AttnBias = arch == "qwen2"

@@ -2,7 +2,6 @@ package llama
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -43,6 +42,9 @@ type Options struct {
 	// StopTokens end the generation (the token is emitted); the
 	// metadata's end-of-generation ids always do.
 	StopTokens []int
+	// IgnoreEOG keeps going past the end-of-generation ids (llama.cpp's
+	// --ignore-eos): for benchmarks and references of a fixed length.
+	IgnoreEOG bool
 	// Lane is the jit lane of the step.
 	Lane Lane
 	// PrefillChunk is the most prompt tokens one step takes (default 512).
@@ -186,6 +188,96 @@ func (s *session) run(tokens *emily.Tensor, pos, last int) (stepOut, error) {
 	return stepOut{logits: out[0], next: out[1], logprob: out[2]}, nil
 }
 
+func (m *Model) newSession(o Options) *session {
+	minCache := o.MinCache
+	if minCache <= 0 {
+		minCache = 256
+	}
+	return &session{m: m, j: m.jitted(o.Lane), kv: make([]*emily.Tensor, 2*m.cfg.Layers), minCache: minCache}
+}
+
+// prefill runs prompt through the cache in chunks of at most chunk
+// tokens (512 when ≤ 0), each padded to chunkLen, and returns the last
+// chunk's step (the logits after the prompt).
+func (s *session) prefill(ctx context.Context, prompt []int, chunk int) (stepOut, error) {
+	if chunk <= 0 {
+		chunk = 512
+	}
+	var st stepOut
+	ids := make([]int32, 0, chunk)
+	for pos := 0; pos < len(prompt); {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		n := min(chunk, len(prompt)-pos)
+		t := chunkLen(n, pos, s.m.cfg.ContextLength)
+		ids = ids[:0]
+		for _, id := range prompt[pos : pos+n] {
+			ids = append(ids, int32(id))
+		}
+		for len(ids) < t {
+			ids = append(ids, 0) // padding: written past the prompt, masked, overwritten later
+		}
+		var err error
+		if st, err = s.run(emily.FromSlice(ids, 1, t), pos, n-1); err != nil {
+			return st, err
+		}
+		pos += n
+	}
+	return st, nil
+}
+
+// checkPrompt validates token ids against the vocabulary and context.
+func (m *Model) checkPrompt(op string, ids []int, extra int) error {
+	c := m.cfg
+	if len(ids) == 0 {
+		return fmt.Errorf("%s: empty prompt (fix: pass at least one token, e.g. the BOS id)", op)
+	}
+	if len(ids)+extra > c.ContextLength {
+		return fmt.Errorf("%s: %d tokens do not fit the context of %d (fix: shorten the prompt)", op, len(ids)+extra, c.ContextLength)
+	}
+	for i, id := range ids {
+		if id < 0 || id >= c.VocabSize {
+			return fmt.Errorf("%s: token %d is %d, outside the vocabulary [0, %d)", op, i, id, c.VocabSize)
+		}
+	}
+	return nil
+}
+
+// Logits scores a continuation: row 0 is the logits (vocab) after
+// prompt, row i those after forced[i-1] (teacher forcing), through the
+// same chunked prefill, cache and jitted step as Generate.
+func (m *Model) Logits(ctx context.Context, prompt, forced []int, o Options) ([][]float32, error) {
+	const op = "llama.Logits"
+	if err := m.checkPrompt(op, append(slices.Clip(prompt), forced...), 0); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.newSession(o)
+	st, err := s.prefill(ctx, prompt, o.PrefillChunk)
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]float32
+	for i := 0; ; i++ {
+		var row []float32
+		if err := emily.Try(func() { row = st.logits.ToFloat32s() }); err != nil {
+			return rows, err
+		}
+		rows = append(rows, row)
+		if i == len(forced) {
+			return rows, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return rows, err
+		}
+		if st, err = s.run(emily.FromSlice([]int32{int32(forced[i])}, 1, 1), len(prompt)+i, 0); err != nil {
+			return rows, err
+		}
+	}
+}
+
 // chunkLen is the padded length of a prompt chunk of n tokens: 1, or the
 // next power of two (≥ 16), so prompts of any length trace a handful of
 // programs per capacity. It never runs past the context.
@@ -209,27 +301,11 @@ func chunkLen(n, pos, limit int) int {
 //
 // The loop is pipelined: the step for token n+1 is issued, on token n's
 // device tensor, before token n is read back and emitted.
-func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func(Token) error) (Result, error) {
+func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func(Token) error) (res Result, err error) {
 	c := m.cfg
-	res := Result{PromptTokens: len(prompt)}
-	if len(prompt) == 0 {
-		return res, errors.New("llama.Generate: empty prompt (fix: pass at least one token, e.g. the BOS id)")
-	}
-	if len(prompt) >= c.ContextLength {
-		return res, fmt.Errorf("llama.Generate: the prompt has %d tokens, the context %d (fix: shorten the prompt)", len(prompt), c.ContextLength)
-	}
-	for i, id := range prompt {
-		if id < 0 || id >= c.VocabSize {
-			return res, fmt.Errorf("llama.Generate: prompt token %d is %d, outside the vocabulary [0, %d)", i, id, c.VocabSize)
-		}
-	}
-	chunk := o.PrefillChunk
-	if chunk <= 0 {
-		chunk = 512
-	}
-	minCache := o.MinCache
-	if minCache <= 0 {
-		minCache = 256
+	res.PromptTokens = len(prompt)
+	if err := m.checkPrompt("llama.Generate", prompt, 1); err != nil {
+		return res, err
 	}
 	maxTokens := c.ContextLength - len(prompt)
 	if o.MaxTokens > 0 {
@@ -237,30 +313,14 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := &session{m: m, j: m.jitted(o.Lane), kv: make([]*emily.Tensor, 2*c.Layers), minCache: minCache}
-
+	s := m.newSession(o)
 	start := time.Now()
-	var st stepOut
-	ids := make([]int32, 0, chunk)
-	for pos := 0; pos < len(prompt); {
-		if err := ctx.Err(); err != nil {
+	st, err := s.prefill(ctx, prompt, o.PrefillChunk)
+	if err != nil {
+		if ctx.Err() != nil {
 			res.Reason = "cancelled"
-			return res, err
 		}
-		n := min(chunk, len(prompt)-pos)
-		t := chunkLen(n, pos, c.ContextLength)
-		ids = ids[:0]
-		for _, id := range prompt[pos : pos+n] {
-			ids = append(ids, int32(id))
-		}
-		for len(ids) < t {
-			ids = append(ids, 0) // padding: written past the prompt, masked, overwritten later
-		}
-		var err error
-		if st, err = s.run(emily.FromSlice(ids, 1, t), pos, n-1); err != nil {
-			return res, err
-		}
-		pos += n
+		return res, err
 	}
 	res.Prefill = time.Since(start)
 	start = time.Now()
@@ -276,7 +336,6 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 				res.Reason = "cancelled"
 				return res, err
 			}
-			var err error
 			if st, err = s.run(cur.next, pos, 0); err != nil {
 				return res, err
 			}
@@ -293,10 +352,10 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 			return res, err
 		}
 		switch {
-		case slices.Contains(c.EOG, tok.ID) || slices.Contains(o.StopTokens, tok.ID):
+		case !o.IgnoreEOG && slices.Contains(c.EOG, tok.ID) || slices.Contains(o.StopTokens, tok.ID):
 			res.Reason = "eog"
 			return res, nil
-		case !more && maxTokens == c.ContextLength-len(prompt) && (o.MaxTokens <= 0 || o.MaxTokens > maxTokens):
+		case !more && len(prompt)+len(res.Tokens) >= c.ContextLength:
 			res.Reason = "context"
 			return res, nil
 		case !more:

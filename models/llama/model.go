@@ -147,20 +147,15 @@ func (m *Model) prepare() {
 	m.invFreq = emily.FromSlice(inv, half)
 }
 
-// rope rotates the first RopeDims features of x (1, heads, T, headDim) at
-// positions pos (T) float32.
+// rope rotates the features of x (1, heads, T, headDim) at positions pos
+// (T) float32.
 func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
 	c := m.cfg
 	sh := x.Shape()
-	t, hd, d, half := sh[2], sh[3], c.RopeDims, c.RopeDims/2
+	t, d, half := sh[2], c.RopeDims, c.RopeDims/2
 	ang := emily.Mul(emily.Reshape(pos, t, 1), emily.Reshape(m.invFreq, 1, half)) // (T, d/2)
 	cos, sin := emily.Cos(ang), emily.Sin(ang)
 	rot := x
-	var pass *emily.Tensor
-	if d < hd {
-		rot = emily.Slice(x, emily.Ellipsis, emily.R(0, d))
-		pass = emily.Slice(x, emily.Ellipsis, emily.R(d, hd))
-	}
 	var out *emily.Tensor
 	if c.RopeTraditional {
 		// Adjacent pairs (x0, x1), (x2, x3), …
@@ -177,9 +172,6 @@ func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
 		o0 := emily.Sub(emily.Mul(x0, cos), emily.Mul(x1, sin))
 		o1 := emily.Add(emily.Mul(x0, sin), emily.Mul(x1, cos))
 		out = emily.Concatenate([]*emily.Tensor{o0, o1}, -1)
-	}
-	if pass != nil {
-		out = emily.Concatenate([]*emily.Tensor{out, pass}, -1)
 	}
 	return out
 }
