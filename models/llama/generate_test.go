@@ -10,6 +10,7 @@ import (
 
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/models/llama"
+	"github.com/emily-go/emily/models/sample"
 )
 
 // tinyTensors is a random 2-layer GQA llama in GGUF names and layout,
@@ -67,7 +68,10 @@ func TestJitCacheBoundedOver1000Tokens(t *testing.T) {
 	m := tinyModel(t, 2048)
 	for _, lane := range []llama.Lane{llama.Native, llama.Fuse, llama.Evaluator} {
 		t.Run(lane.String(), func(t *testing.T) {
-			j := m.Step(lane)
+			j, err := m.Step(llama.Options{Lane: lane})
+			if err != nil {
+				t.Fatal(err)
+			}
 			before := j.Stats()
 			res, err := m.Generate(context.Background(), []int{1, 2, 3, 4, 5, 6, 7}, llama.Options{MaxTokens: 1000, IgnoreEOG: true, Lane: lane},
 				func(llama.Token) error { return nil })
@@ -201,5 +205,64 @@ func TestBindingErrorsNameTheTensor(t *testing.T) {
 				t.Errorf("%s: %q does not say %q", tc.name, err, s)
 			}
 		}
+	}
+}
+
+// TestSamplingInTheStep: sampling runs inside the jitted step: a seed
+// reproduces a run in every lane, another seed gives another run, the
+// top-n logprobs come with each token (the picked token's logprob among
+// them), and a penalty changes the greedy continuation.
+func TestSamplingInTheStep(t *testing.T) {
+	m := tinyModel(t, 256)
+	prompt := []int{3, 1, 4, 1, 5, 9, 2, 6}
+	gen := func(o llama.Options) ([]int, []llama.Token) {
+		t.Helper()
+		var toks []llama.Token
+		o.MaxTokens, o.IgnoreEOG = 40, true
+		res, err := m.Generate(context.Background(), prompt, o, func(tk llama.Token) error {
+			toks = append(toks, tk)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Tokens, toks
+	}
+	hot := sample.Settings{Temperature: 1.5, TopK: 20, TopP: 0.95, Seed: 11}
+	a, toks := gen(llama.Options{Sampling: hot, Logprobs: 3})
+	for _, lane := range []llama.Lane{llama.Native, llama.Fuse, llama.Evaluator} {
+		if b, _ := gen(llama.Options{Sampling: hot, Lane: lane}); !slices.Equal(a, b) {
+			t.Errorf("seed 11 %s: %v, first run %v", lane, b, a)
+		}
+	}
+	other := hot
+	other.Seed = 12
+	if b, _ := gen(llama.Options{Sampling: other}); slices.Equal(a, b) {
+		t.Errorf("seeds 11 and 12 gave the same 40 tokens %v", a)
+	}
+	greedy, _ := gen(llama.Options{})
+	if slices.Equal(a, greedy) {
+		t.Errorf("temperature 1.5 gave the greedy tokens %v", a)
+	}
+	for i, tk := range toks {
+		if len(tk.Top) != 3 || tk.Top[0].Logprob < tk.Top[1].Logprob || tk.Top[1].Logprob < tk.Top[2].Logprob {
+			t.Fatalf("token %d: Top %v", i, tk.Top)
+		}
+		if tk.Logprob > tk.Top[0].Logprob+1e-5 {
+			t.Errorf("token %d: logprob %v above the top one %v", i, tk.Logprob, tk.Top[0].Logprob)
+		}
+	}
+	_, gt := gen(llama.Options{Logprobs: 2})
+	for i, tk := range gt {
+		if tk.Top[0].ID != tk.ID || tk.Top[0].Logprob != tk.Logprob {
+			t.Errorf("greedy token %d: %d (%v), top %v", i, tk.ID, tk.Logprob, tk.Top)
+		}
+	}
+	pen, _ := gen(llama.Options{Sampling: sample.Settings{RepetitionPenalty: 5, FrequencyPenalty: 2}})
+	if slices.Equal(pen, greedy) {
+		t.Errorf("penalties did not change the greedy continuation %v", greedy)
+	}
+	if _, err := m.Generate(context.Background(), prompt, llama.Options{Sampling: sample.Settings{Temperature: -1}}, func(llama.Token) error { return nil }); err == nil {
+		t.Error("temperature -1: no error")
 	}
 }

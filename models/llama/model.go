@@ -22,6 +22,8 @@ import (
 	"sync"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/models/llama/bpe"
+	"github.com/emily-go/emily/models/llama/chat"
 )
 
 // Model is a loaded decoder. Generate is safe for concurrent use; calls
@@ -35,8 +37,11 @@ type Model struct {
 	headT   *emily.Tensor // (hidden, vocab) float32
 	invFreq *emily.Tensor // (RopeDims/2) float32: base^(-2i/d)·scale / freq factor
 
-	mu    sync.Mutex // one generation at a time (the steps share the cache)
-	steps map[Lane]*emily.Jitted
+	tok  *bpe.Tokenizer
+	tmpl *chat.Template
+
+	mu    sync.Mutex               // one generation at a time
+	steps map[string]*emily.Jitted // by spec.id
 }
 
 // DefaultPath is the GGUF the tests and examples use: $EMILY_LLM when set,
@@ -97,7 +102,22 @@ func FromGGUF(tensors map[string]*emily.Tensor, meta map[string]any) (*Model, er
 	}
 	c.TiedEmbeddings = w.Output == nil
 	c.RopeFreqFactors = w.RopeFreqs != nil
-	m := &Model{cfg: c, meta: meta, w: w, steps: map[Lane]*emily.Jitted{}}
+	m := &Model{cfg: c, meta: meta, w: w, steps: map[string]*emily.Jitted{}}
+	// The tokenizer and chat template, when the file has them (a model
+	// file without is still a model: it takes ids).
+	if _, ok := meta["tokenizer.ggml.tokens"]; ok {
+		if m.tok, err = bpe.FromGGUF(meta); err != nil {
+			return nil, err
+		}
+		if m.tok.VocabSize() != c.VocabSize {
+			return nil, fmt.Errorf("the tokenizer has %d tokens, the model %d", m.tok.VocabSize(), c.VocabSize)
+		}
+	}
+	if _, ok := meta["tokenizer.chat_template"]; ok {
+		if m.tmpl, err = chat.FromGGUF(meta); err != nil {
+			return nil, err
+		}
+	}
 	if err := emily.Try(m.prepare); err != nil {
 		return nil, err
 	}
@@ -106,6 +126,14 @@ func FromGGUF(tensors map[string]*emily.Tensor, meta map[string]any) (*Model, er
 
 // Config returns the architecture read from the metadata.
 func (m *Model) Config() Config { return m.cfg }
+
+// Tokenizer returns the GGUF's byte-level BPE tokenizer (nil when the
+// file has none).
+func (m *Model) Tokenizer() *bpe.Tokenizer { return m.tok }
+
+// Template returns the GGUF's chat template (nil when the file has none:
+// chat.ChatML() is the explicit fallback).
+func (m *Model) Template() *chat.Template { return m.tmpl }
 
 // Metadata returns the GGUF metadata (tokenizer, chat template, …).
 func (m *Model) Metadata() map[string]any { return m.meta }
@@ -180,12 +208,11 @@ func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
 // pos … pos+T-1 (pos a 0-d int32), with the caches kv[2i], kv[2i+1] (1,
 // KVHeads, C, HeadDim) float32 of layer i holding positions < pos. It
 // returns the logits (1, vocab) of the token at index last (0-d int32)
-// of the chunk, their argmax (1, 1) int32 and its log-probability (1),
-// and the caches with the
-// chunk's keys and values written at pos. Keys at positions past a
+// of the chunk, and the caches with the chunk's keys and values written
+// at pos. Keys at positions past a
 // query's own are masked, so whatever the cache holds there (padding of
 // a chunk, a longer earlier generation) is never seen.
-func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logits, next, logprob *emily.Tensor, out []*emily.Tensor) {
+func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logits *emily.Tensor, out []*emily.Tensor) {
 	c := m.cfg
 	t := tokens.Shape()[1]
 	capacity := kv[0].Shape()[2]
@@ -219,9 +246,5 @@ func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logit
 	}
 	x = emily.Take(x, last, 1) // (1, hidden)
 	x = emily.RMSNorm(x, m.w.OutputNorm, c.NormEps)
-	logits = emily.Matmul(x, m.headT)
-	next = emily.Reshape(emily.Astype(emily.Argmax(logits, -1), emily.Int32), 1, 1)
-	// log softmax at the argmax: max − logsumexp.
-	logprob = emily.Sub(emily.Max(logits, -1), emily.LogSumExp(logits, -1))
-	return logits, next, logprob, out
+	return emily.Matmul(x, m.headT), out
 }

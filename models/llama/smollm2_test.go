@@ -97,3 +97,53 @@ func TestSmolLM2MatchesMLXLM(t *testing.T) {
 		})
 	}
 }
+
+// TestSmolLM2TextAndStops: the reference prompts encode (through the
+// GGUF's tokenizer, models/llama/bpe) to the ids mlx_reference.py made
+// with Hugging Face's tokenizers; the streamed text joins to Decode of
+// the tokens; a stop string ends the text before it.
+func TestSmolLM2TextAndStops(t *testing.T) {
+	m := smolLM2(t)
+	tok := m.Tokenizer()
+	if tok == nil || m.Template() == nil {
+		t.Fatal("no tokenizer or chat template from the GGUF")
+	}
+	raw, err := os.ReadFile("testdata/reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Prompts []struct {
+			Name, Text string
+			Prompt     []int
+			Tokens     []int
+		}
+	}
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ref.Prompts {
+		if got := tok.Encode(p.Text, false, true); !slices.Equal(got, p.Prompt) {
+			t.Errorf("%s: Encode %v, HF tokenizers %v", p.Name, got, p.Prompt)
+		}
+	}
+	p := ref.Prompts[0] // "The capital of France is" → " Paris.\n\nThe answer is: …"
+	var streamed string
+	res, err := m.Generate(context.Background(), p.Prompt, llama.Options{MaxTokens: 12}, func(tk llama.Token) error {
+		streamed += tk.Text
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := tok.Decode(p.Tokens[:12]); streamed != want || res.Text != want || res.Reason != "length" {
+		t.Errorf("streamed %q, Result.Text %q (%s), want %q", streamed, res.Text, res.Reason, want)
+	}
+	res, err = m.Generate(context.Background(), p.Prompt, llama.Options{MaxTokens: 12, Stop: []string{"\n\n"}}, func(llama.Token) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != " Paris." || res.Reason != "stop" || len(res.Tokens) != 4 {
+		t.Errorf("stop \\n\\n: %q %s %v, want \" Paris.\" stop at the second \\n (4 tokens)", res.Text, res.Reason, res.Tokens)
+	}
+}
