@@ -136,13 +136,12 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 		mu.Lock()
 		cancel = stop
 		mu.Unlock()
-		s := newStreamer(tok, g.stops, out)
+		s := newStreamer(out)
 		st := settings
 		st.Seed = settings.Seed + uint64(turn) // each reply draws afresh, the chat stays reproducible
 		turn++
 		start := time.Now()
-		res, err := generate(ctx, m, ids, g, st, lane, s.token)
-		s.finish()
+		res, err := generate(ctx, m, ids, g, st, lane, s)
 		mu.Lock()
 		cancel = nil
 		mu.Unlock()
@@ -152,7 +151,7 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 		case interrupted:
 			fmt.Fprintln(out, " [stopped]")
 			res.Reason = "interrupted"
-		case err != nil && !errors.Is(err, errStopString):
+		case err != nil:
 			fmt.Fprintln(out)
 			fmt.Fprintln(out, "emily-repl chat:", err)
 		default:

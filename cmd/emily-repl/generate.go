@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/emily-go/emily"
-	"github.com/emily-go/emily/models/llama"
 	"github.com/emily-go/emily/models/llama/bpe"
 	"github.com/emily-go/emily/models/sample"
 )
@@ -87,15 +85,14 @@ func runGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Ctrl-C stops the generation (and what came so far stays printed).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s := newStreamer(tok, g.stops, stdout)
+	s := newStreamer(stdout)
 	start := time.Now()
-	res, err := generate(ctx, m, ids, g, settings, lane, s.token)
-	s.finish()
+	res, err := generate(ctx, m, ids, g, settings, lane, s)
 	if s.text.Len() > 0 && !strings.HasSuffix(s.text.String(), "\n") {
 		fmt.Fprintln(stdout)
 	}
 	interrupted := err != nil && ctx.Err() != nil
-	if err != nil && !errors.Is(err, errStopString) && !interrupted {
+	if err != nil && !interrupted {
 		return fail(err)
 	}
 	if g.stats {
@@ -108,12 +105,6 @@ func runGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 130 // as a shell reports a SIGINT
 	}
 	return 0
-}
-
-// generate runs one generation through m, calling token with each id.
-func generate(ctx context.Context, m *llama.Model, prompt []int, g *genFlags, s sample.Settings, lane llama.Lane, token func(int) error) (llama.Result, error) {
-	o := generateOptions(g, s, lane)
-	return m.Generate(ctx, prompt, o, func(t llama.Token) error { return token(t.ID) })
 }
 
 // runTokenize is `emily-repl tokenize`: one JSON array of ids per line of

@@ -5,7 +5,6 @@ package main
 // into text on the terminal.
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -117,74 +116,38 @@ func (g *genFlags) loadModel() (*llama.Model, *bpe.Tokenizer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	tok, err := tokenizerOf(m)
-	if err != nil {
-		return nil, nil, err
+	tok := m.Tokenizer()
+	if tok == nil {
+		return nil, nil, fmt.Errorf("%s has no tokenizer in its metadata (fix: a GGUF converted with its tokenizer)", g.model)
 	}
 	return m, tok, nil
 }
 
-// errStopString ends a generation at a stop string (emit's error).
-var errStopString = errors.New("stop string")
-
-// streamer writes generated tokens as text as they come: whole UTF-8
-// characters only (bpe.StreamDecoder), no control tokens (the end of a
-// turn is not text), and nothing of a stop string (sample.StopMatcher).
+// streamer writes generated tokens' text as it comes (llama's Token.Text:
+// whole UTF-8 characters, nothing of a stop string, "" for the end of a
+// turn) and notes when the first token came, for --stats.
 type streamer struct {
-	tok     *bpe.Tokenizer
-	dec     *bpe.StreamDecoder
-	stop    *sample.StopMatcher
-	w       io.Writer
-	text    strings.Builder // what was written
-	first   time.Time       // when the first token came
-	n       int             // tokens seen
-	stopped bool            // a stop string came
+	w     io.Writer
+	text  strings.Builder // what was written
+	first time.Time       // when the first token came
+	n     int             // tokens seen
 }
 
-func newStreamer(tok *bpe.Tokenizer, stops []string, w io.Writer) *streamer {
-	return &streamer{tok: tok, dec: tok.NewDecoder(), stop: sample.NewStopMatcher(stops), w: w}
-}
+func newStreamer(w io.Writer) *streamer { return &streamer{w: w} }
 
-// token shows id's text; errStopString once a stop string is complete.
-func (s *streamer) token(id int) error {
+func (s *streamer) token(t llama.Token) error {
 	if s.n == 0 {
 		s.first = time.Now()
 	}
 	s.n++
-	if s.tok.IsEOG(id) || s.tok.Type(id) == bpe.TypeControl {
-		return nil
-	}
-	out, stop := s.stop.Push(s.dec.Next(id))
-	s.write(out)
-	if stop {
-		s.stopped = true
-		return errStopString
+	if t.Text != "" {
+		s.text.WriteString(t.Text)
+		io.WriteString(s.w, t.Text)
+		if f, ok := s.w.(*os.File); ok {
+			f.Sync()
+		}
 	}
 	return nil
-}
-
-// finish writes what the decoder and the stop matcher still hold.
-func (s *streamer) finish() {
-	if s.stopped {
-		return
-	}
-	out, stop := s.stop.Push(s.dec.Flush())
-	s.write(out)
-	if !stop {
-		s.write(s.stop.Flush())
-	}
-	s.stopped = stop
-}
-
-func (s *streamer) write(text string) {
-	if text == "" {
-		return
-	}
-	s.text.WriteString(text)
-	io.WriteString(s.w, text)
-	if f, ok := s.w.(*os.File); ok {
-		f.Sync()
-	}
 }
 
 // statsLine is --stats's report of one generation.
@@ -199,7 +162,7 @@ func statsLine(res llama.Result, start time.Time, s *streamer, seed uint64, gree
 		}
 	}
 	reason := res.Reason
-	if s.stopped {
+	if reason == "stop" {
 		reason = "stop string"
 	}
 	fmt.Fprintf(&b, "; stopped: %s", reason)

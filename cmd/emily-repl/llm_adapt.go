@@ -1,10 +1,8 @@
 package main
 
-// The seams between the commands and models/llama, models/llama/bpe and
-// models/llama/chat, kept in one place while those packages grow.
-
 import (
-	"sync"
+	"context"
+	"fmt"
 
 	"github.com/emily-go/emily/models/llama"
 	"github.com/emily-go/emily/models/llama/bpe"
@@ -14,28 +12,22 @@ import (
 
 type chatMessage = chat.Message
 
-func tokenizerOf(m *llama.Model) (*bpe.Tokenizer, error) { return bpe.FromGGUF(m.Metadata()) }
-
-func generateOptions(g *genFlags, s sample.Settings, lane llama.Lane) llama.Options {
-	return llama.Options{MaxTokens: g.maxTokens, Lane: lane}
+// generate runs one generation through m, streaming into s.
+func generate(ctx context.Context, m *llama.Model, prompt []int, g *genFlags, st sample.Settings, lane llama.Lane, s *streamer) (llama.Result, error) {
+	o := llama.Options{MaxTokens: g.maxTokens, Sampling: st, Stop: g.stops, Lane: lane}
+	return m.Generate(ctx, prompt, o, s.token)
 }
-
-var templates sync.Map // *llama.Model → *chat.Template
 
 // renderChat renders msgs with the model's chat template (and the
 // assistant's turn opened) and tokenizes the prompt as Hugging Face's
 // apply_chat_template(tokenize=True) does: control tokens read as
 // themselves, no BOS added (the template writes one where it wants it).
 func renderChat(m *llama.Model, tok *bpe.Tokenizer, msgs []chatMessage) ([]int, error) {
-	t, ok := templates.Load(m)
-	if !ok {
-		tmpl, err := chat.FromGGUF(m.Metadata())
-		if err != nil {
-			return nil, err
-		}
-		t, _ = templates.LoadOrStore(m, tmpl)
+	t := m.Template()
+	if t == nil {
+		return nil, fmt.Errorf("the GGUF has no chat template (fix: leave out --chat, or use a chat model's GGUF)")
 	}
-	text, err := t.(*chat.Template).Render(msgs, true)
+	text, err := t.Render(msgs, true)
 	if err != nil {
 		return nil, err
 	}
