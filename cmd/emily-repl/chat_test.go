@@ -122,3 +122,34 @@ func TestChatInAPty(t *testing.T) {
 		t.Fatal("chat did not exit on Ctrl-D")
 	}
 }
+
+// TestREPLCtrlCStopsGenerate: Ctrl-C in the REPL reaches a generation
+// running in compiled code (llama's decode loop, no interpreted loop for
+// the session's checks to stop) through emily.InterruptContext, and the
+// session goes on.
+func TestREPLCtrlCStopsGenerate(t *testing.T) {
+	path := llmPath(t)
+	term := startTerminal(t, "EMILY_LLM="+path)
+	term.expect("emily> ")
+	term.typeLine(`import ("context"; "github.com/emily-go/emily/models/llama")`)
+	term.expect("emily> ")
+	term.typeLine(`m, _ := llama.Load(llama.DefaultPath())`)
+	term.expect("emily> ")
+	term.typeLine(`ctx, done := emily.InterruptContext(context.Background())`)
+	term.expect("emily> ")
+	term.typeLine(`n := 0`)
+	term.expect("emily> ")
+	// Counting, unbounded: thousands of tokens unless stopped.
+	term.typeLine(`res, err := m.Generate(ctx, m.Tokenizer().Encode("1, 2, 3, 4,", false, false), llama.Options{}, func(llama.Token) error { n++; return nil })`)
+	time.Sleep(8 * time.Second)
+	start := time.Now()
+	io.WriteString(term.pty, "\x03")
+	term.expect("emily> ")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the prompt came back %v after Ctrl-C", d)
+	}
+	term.typeLine(`fmt.Println("generated", n > 0, len(res.Tokens) == n, res.Reason, err, context.Cause(ctx))`)
+	term.expect("generated true true cancelled context canceled interrupted")
+	term.typeLine(`done()`)
+	term.expect("emily> ")
+}
