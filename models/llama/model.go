@@ -33,8 +33,8 @@ type Model struct {
 	meta map[string]any
 	w    *weights
 
-	embed   *emily.Tensor // (vocab, hidden) float32
-	headT   *emily.Tensor // (hidden, vocab) float32
+	head    *Linear // output, or token_embd when tied
+	ropeFn  func(x, pos, fpos *emily.Tensor) *emily.Tensor
 	invFreq *emily.Tensor // (RopeDims/2) float32: base^(-2i/d)·scale / freq factor
 
 	tok  *bpe.Tokenizer
@@ -66,8 +66,12 @@ func DefaultPath() string {
 	}
 }
 
-// Load reads a GGUF file (emily.LoadGGUF, MLX's reader) and binds it.
-func Load(path string) (*Model, error) {
+// Load reads a GGUF file (emily.LoadGGUF, MLX's reader) and binds it,
+// with DefaultLoadOptions.
+func Load(path string) (*Model, error) { return LoadWith(path, DefaultLoadOptions()) }
+
+// LoadWith is Load with options.
+func LoadWith(path string, o LoadOptions) (*Model, error) {
 	var (
 		tensors map[string]*emily.Tensor
 		meta    map[string]any
@@ -75,7 +79,7 @@ func Load(path string) (*Model, error) {
 	if err := emily.Try(func() { tensors, meta = emily.LoadGGUF(path) }); err != nil {
 		return nil, fmt.Errorf("llama.Load %s: %w (fix: run `make llm`, or set EMILY_LLM to a GGUF file)", path, err)
 	}
-	m, err := FromGGUF(tensors, meta)
+	m, err := FromGGUFWith(tensors, meta, o)
 	if err != nil {
 		return nil, fmt.Errorf("llama.Load %s: %w", path, err)
 	}
@@ -83,8 +87,13 @@ func Load(path string) (*Model, error) {
 }
 
 // FromGGUF builds a model from tensors and metadata as emily.LoadGGUF
-// returns them.
+// returns them, with DefaultLoadOptions.
 func FromGGUF(tensors map[string]*emily.Tensor, meta map[string]any) (*Model, error) {
+	return FromGGUFWith(tensors, meta, DefaultLoadOptions())
+}
+
+// FromGGUFWith is FromGGUF with options.
+func FromGGUFWith(tensors map[string]*emily.Tensor, meta map[string]any, o LoadOptions) (*Model, error) {
 	c, err := configFrom(meta)
 	if err != nil {
 		return nil, err
@@ -118,7 +127,7 @@ func FromGGUF(tensors map[string]*emily.Tensor, meta map[string]any) (*Model, er
 			return nil, err
 		}
 	}
-	if err := emily.Try(m.prepare); err != nil {
+	if err := emily.Try(func() { m.prepare(o) }); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -138,9 +147,25 @@ func (m *Model) Template() *chat.Template { return m.tmpl }
 // Metadata returns the GGUF metadata (tokenizer, chat template, …).
 func (m *Model) Metadata() map[string]any { return m.meta }
 
-// prepare converts the weights to the float32 forms the step multiplies
-// by, once: Wᵀ of each linear, the embedding table and the head.
-func (m *Model) prepare() {
+// LoadOptions choose how the weights are kept.
+type LoadOptions struct {
+	// Dequantize turns quantized weights into float32 once at load (4–8×
+	// the memory) so every product is a float matmul; otherwise they stay
+	// quantized and multiply through emily.QuantizedMatmul. Load picks
+	// by device (DefaultLoadOptions).
+	Dequantize bool
+}
+
+// DefaultLoadOptions are Load's: dequantized on the CPU, where MLX's
+// quantized kernels are scalar code and OpenBLAS's float matmul is
+// faster (measured on SmolLM2: BENCHMARKS.md, TestDecodeSpeed), quantized
+// on a GPU, where memory bandwidth decides.
+func DefaultLoadOptions() LoadOptions {
+	return LoadOptions{Dequantize: emily.DefaultDevice() == "cpu"}
+}
+
+// prepare converts the weights to the forms the step multiplies by, once.
+func (m *Model) prepare(o LoadOptions) {
 	c, w := m.cfg, m.w
 	f32 := func(t *emily.Tensor) *emily.Tensor { return emily.Astype(t, emily.Float32).Eval() }
 	w.OutputNorm = f32(w.OutputNorm)
@@ -148,14 +173,22 @@ func (m *Model) prepare() {
 		b := &w.Blocks[i]
 		b.AttnNorm, b.FFNNorm = f32(b.AttnNorm), f32(b.FFNNorm)
 		for _, l := range []*Linear{&b.Q, &b.K, &b.V, &b.O, &b.Gate, &b.Up, &b.Down} {
-			l.prepare()
+			l.prepare(!o.Dequantize)
 		}
 	}
-	m.embed = w.TokenEmbd.float().Eval()
+	w.TokenEmbd.prepare(!o.Dequantize)
+	m.head = &w.TokenEmbd
 	if w.Output != nil {
-		m.headT = emily.Transpose(w.Output.float()).Eval()
+		w.Output.prepare(!o.Dequantize)
+		m.head = w.Output
+	}
+	if w.RopeFreqs == nil {
+		// MLX's fused kernel, its offset a traced input.
+		m.ropeFn = func(x, pos, _ *emily.Tensor) *emily.Tensor {
+			return emily.RoPEAt(x, c.RopeDims, c.RopeTraditional, c.RopeBase, c.RopeScale, pos)
+		}
 	} else {
-		m.headT = emily.Transpose(m.embed).Eval()
+		m.ropeFn = func(x, _, fpos *emily.Tensor) *emily.Tensor { return m.rope(x, fpos) }
 	}
 	// θ_i = base^(-2i/d): llama.cpp's rope, positions times scale, each
 	// frequency divided by its rope_freqs factor when the file has them.
@@ -176,7 +209,8 @@ func (m *Model) prepare() {
 }
 
 // rope rotates the features of x (1, heads, T, headDim) at positions pos
-// (T) float32.
+// (T) float32, by the frequencies of invFreq: for rope_freqs.weight, which
+// RoPEAt cannot take.
 func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
 	c := m.cfg
 	sh := x.Shape()
@@ -221,10 +255,9 @@ func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logit
 	ipos := emily.Add(pos, emily.Arange(t)) // (T) int32
 	fpos := emily.Astype(ipos, emily.Float32)
 	mask := emily.Reshape(emily.LessEqual(emily.Reshape(emily.Arange(capacity), 1, capacity), emily.Reshape(ipos, t, 1)), 1, 1, t, capacity)
-	at := emily.BroadcastTo(emily.Reshape(ipos, 1, 1, t, 1), 1, c.KVHeads, t, hd)
 	scale := 1 / math.Sqrt(float64(hd))
 
-	x := emily.Take(m.embed, tokens, 0) // (1, T, hidden)
+	x := m.w.TokenEmbd.rows(tokens) // (1, T, hidden)
 	heads := func(y *emily.Tensor, n int) *emily.Tensor {
 		return emily.Transpose(emily.Reshape(y, 1, t, n, hd), 0, 2, 1, 3)
 	}
@@ -232,11 +265,11 @@ func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logit
 	for i := range m.w.Blocks {
 		b := &m.w.Blocks[i]
 		h := emily.RMSNorm(x, b.AttnNorm, c.NormEps)
-		q := m.rope(heads(b.Q.apply(h), c.Heads), fpos)
-		k := m.rope(heads(b.K.apply(h), c.KVHeads), fpos)
+		q := m.ropeFn(heads(b.Q.apply(h), c.Heads), pos, fpos)
+		k := m.ropeFn(heads(b.K.apply(h), c.KVHeads), pos, fpos)
 		v := heads(b.V.apply(h), c.KVHeads)
-		kc := emily.PutAlongAxis(kv[2*i], at, k, 2)
-		vc := emily.PutAlongAxis(kv[2*i+1], at, v, 2)
+		kc := emily.DynamicSetSlice(kv[2*i], k, pos, []int{2})
+		vc := emily.DynamicSetSlice(kv[2*i+1], v, pos, []int{2})
 		out[2*i], out[2*i+1] = kc, vc
 		a := emily.ScaledDotProductAttentionMasked(q, kc, vc, mask, scale)
 		a = emily.Reshape(emily.Transpose(a, 0, 2, 1, 3), 1, t, c.Heads*hd)
@@ -246,5 +279,5 @@ func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logit
 	}
 	x = emily.Take(x, last, 1) // (1, hidden)
 	x = emily.RMSNorm(x, m.w.OutputNorm, c.NormEps)
-	return emily.Matmul(x, m.headT), out
+	return m.head.apply(x), out
 }

@@ -48,7 +48,8 @@ type Linear struct {
 	// Bits and Group describe a quantized Weight (0 for a float one).
 	Bits, Group int
 
-	// wt is the float Wᵀ (in, out) the forward pass multiplies by.
+	// wt is the float Wᵀ (in, out) the forward pass multiplies by; nil
+	// when a quantized weight is kept quantized (QuantizedMatmul).
 	wt *emily.Tensor
 }
 
@@ -85,8 +86,8 @@ func (l *Linear) check(name string, out, in int) error {
 			return fmt.Errorf("%s.weight is %v: %d packed columns do not hold %d inputs at a whole bit width", name, w.Shape(), cols, in)
 		}
 		l.Bits, l.Group = cols*32/in, groupSize
-		if !slices.Contains([]int{2, 4, 8}, l.Bits) {
-			return fmt.Errorf("%s.weight: %d-bit weights are not implemented (2, 4, 8 are)", name, l.Bits)
+		if !slices.Contains([]int{2, 3, 4, 5, 6, 8}, l.Bits) {
+			return fmt.Errorf("%s.weight: %d bits per weight; MLX's affine quantization has 2, 3, 4, 5, 6 and 8", name, l.Bits)
 		}
 	}
 	if l.Bias != nil && !slices.Equal(l.Bias.Shape(), []int{out}) {
@@ -95,46 +96,55 @@ func (l *Linear) check(name string, out, in int) error {
 	return nil
 }
 
-// float returns W (out, in) as float32: dequantized as MLX's affine
-// formula (w = scale·q + bias per group of 32 inputs) for a quantized one.
+// float returns W (out, in) as float32: dequantized by MLX's affine
+// formula (w = scale·q + bias per group of inputs) for a quantized one.
 func (l *Linear) float() *emily.Tensor {
 	if !l.Quantized() {
 		return emily.Astype(l.Weight, emily.Float32)
 	}
-	return dequantize(l.Weight, l.Scales, l.Biases, l.Group, l.Bits)
+	return emily.Dequantize(l.Weight, emily.Astype(l.Scales, emily.Float32), emily.Astype(l.Biases, emily.Float32), l.Group, l.Bits)
 }
 
-// dequantize unpacks MLX's affine layout: each uint32 holds 32/bits
-// values, lowest bits first; value j of row r belongs to group j/group.
-// (The quant helper's emily.Dequantize replaces this once merged.)
-func dequantize(wq, scales, biases *emily.Tensor, group, bits int) *emily.Tensor {
-	out, cols := wq.Shape()[0], wq.Shape()[1]
-	per := 32 / bits
-	shifts := emily.ArangeOf(emily.Uint32, 0, 32, bits)
-	q := emily.BitwiseAnd(emily.RightShift(emily.ExpandDims(wq, -1), shifts), uint32(1<<bits-1))
-	in := cols * per
-	q = emily.Reshape(emily.Astype(q, emily.Float32), out, in/group, group)
-	s := emily.ExpandDims(emily.Astype(scales, emily.Float32), -1)
-	b := emily.ExpandDims(emily.Astype(biases, emily.Float32), -1)
-	return emily.Reshape(emily.Add(emily.Mul(q, s), b), out, in)
-}
-
-// prepare makes the float Wᵀ the forward pass uses, once at load.
-func (l *Linear) prepare() {
-	// A transposed view: MLX's matmul reads it as a transposed BLAS
-	// operand, so no copy is made.
-	l.wt = emily.Transpose(l.float()).Eval()
+// prepare makes what the forward pass multiplies by, once at load: the
+// float Wᵀ, or with keepQuantized a quantized weight's triple with float32
+// scales and biases (exact: they are float16 in the file), so the
+// activations stay float32.
+func (l *Linear) prepare(keepQuantized bool) {
 	if l.Bias != nil {
 		l.Bias = emily.Astype(l.Bias, emily.Float32).Eval()
 	}
+	if l.Quantized() && keepQuantized {
+		l.Scales = emily.Astype(l.Scales, emily.Float32).Eval()
+		l.Biases = emily.Astype(l.Biases, emily.Float32).Eval()
+		return
+	}
+	// A transposed view: MLX's matmul reads it as a transposed BLAS
+	// operand, so no copy is made.
+	l.wt = emily.Transpose(l.float()).Eval()
 }
 
+// apply is x·Wᵀ (+ bias).
 func (l *Linear) apply(x *emily.Tensor) *emily.Tensor {
-	y := emily.Matmul(x, l.wt)
+	var y *emily.Tensor
+	if l.wt != nil {
+		y = emily.Matmul(x, l.wt)
+	} else {
+		y = emily.QuantizedMatmul(x, l.Weight, l.Scales, l.Biases, true, l.Group, l.Bits)
+	}
 	if l.Bias != nil {
 		y = emily.Add(y, l.Bias)
 	}
 	return y
+}
+
+// rows is the embedding lookup W[ids] (ids (…) → (…, in)) float32: for a
+// quantized W the rows of its triple, then Dequantize (mlx-lm's
+// QuantizedEmbedding), so the full table is never made.
+func (l *Linear) rows(ids *emily.Tensor) *emily.Tensor {
+	if l.wt != nil {
+		return emily.Take(emily.Transpose(l.wt), ids, 0)
+	}
+	return emily.Dequantize(emily.Take(l.Weight, ids, 0), emily.Take(l.Scales, ids, 0), emily.Take(l.Biases, ids, 0), l.Group, l.Bits)
 }
 
 // binder fills a struct from tensors by the gguf tags, collecting every

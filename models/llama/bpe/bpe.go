@@ -51,9 +51,9 @@ type Tokenizer struct {
 
 	special []int // ids cut out of the text before BPE, longest first
 
-	bos, eos, eot, pad, unk int // -1: none
-	addBOS, addEOS          bool
-	eog                     map[int]bool
+	bos, eos, eot, eom, pad, unk int // -1: none
+	addBOS, addEOS               bool
+	eog                          map[int]bool
 
 	mu    sync.Mutex
 	cache map[string][]int // word → ids, the cost of Encode is its misses
@@ -112,6 +112,7 @@ func FromGGUF(meta map[string]any) (*Tokenizer, error) {
 		{"tokenizer.ggml.bos_token_id", &t.bos},
 		{"tokenizer.ggml.eos_token_id", &t.eos},
 		{"tokenizer.ggml.eot_token_id", &t.eot},
+		{"tokenizer.ggml.eom_token_id", &t.eom},
 		{"tokenizer.ggml.padding_token_id", &t.pad},
 		{"tokenizer.ggml.unknown_token_id", &t.unk},
 	} {
@@ -150,11 +151,6 @@ func FromGGUF(meta map[string]any) (*Tokenizer, error) {
 		return nil, fmt.Errorf("%s: add_eos_token is set but there is no tokenizer.ggml.eos_token_id", op)
 	}
 	t.finishSpecial()
-	if v, ok := meta["tokenizer.ggml.eom_token_id"]; ok {
-		if id, err := oneInt(v); err == nil && id >= 0 && id < len(tokens) {
-			t.eog[id] = true
-		}
-	}
 	return t, nil
 }
 
@@ -188,7 +184,7 @@ func build(tokens, merges []string, types []int, pre preTokenizer) (*Tokenizer, 
 		vocab:  make(map[string]int, len(tokens)),
 		ranks:  make(map[string]int, len(merges)),
 		pre:    pre,
-		bos:    -1, eos: -1, eot: -1, pad: -1, unk: -1,
+		bos:    -1, eos: -1, eot: -1, eom: -1, pad: -1, unk: -1,
 		addBOS: pre.addBOS,
 		eog:    map[int]bool{},
 		cache:  map[string][]int{},
@@ -247,15 +243,13 @@ func (t *Tokenizer) finishSpecial() {
 			t.eog[id] = true
 		}
 	}
-	for _, id := range []int{t.eos, t.eot} {
+	for _, id := range []int{t.eos, t.eot, t.eom} {
 		if id >= 0 {
 			t.eog[id] = true
 		}
 	}
 	for id := range t.eog {
-		if t.types[id] != TypeControl {
-			t.types[id] = TypeControl
-		}
+		t.types[id] = TypeControl // as llama.cpp forces on the tokens it takes for EOG
 	}
 	for id, s := range t.tokens {
 		switch t.types[id] {
@@ -283,6 +277,12 @@ func byteToken(s string) string {
 		return string([]byte{b})
 	}
 	return byteDecode(s)
+}
+
+// String describes the tokenizer, for a REPL.
+func (t *Tokenizer) String() string {
+	return fmt.Sprintf("bpe.Tokenizer{vocab: %d, merges: %d, pre: %q, bos: %d, eos: %d, eot: %d, add_bos: %v}",
+		len(t.tokens), len(t.ranks), t.preID, t.bos, t.eos, t.eot, t.addBOS)
 }
 
 // VocabSize is the number of tokens.
@@ -404,10 +404,10 @@ type fragment struct {
 // partition cuts the special tokens out of text, longest token first, as
 // llama.cpp's tokenizer_st_partition does.
 func (t *Tokenizer) partition(text string, parseSpecial bool) []fragment {
-	frags := []fragment{{text: text, id: -1}}
 	if text == "" {
 		return nil
 	}
+	frags := []fragment{{text: text, id: -1}}
 	for _, id := range t.special {
 		if !parseSpecial && t.types[id] != TypeUserDefined {
 			continue

@@ -209,9 +209,13 @@ func TestFromGGUFErrors(t *testing.T) {
 	m := base()
 	m["tokenizer.ggml.bos_token_id"] = uint32(5)
 	m["tokenizer.ggml.add_bos_token"] = true
+	m["tokenizer.ggml.eom_token_id"] = uint32(7)
 	tk, err := FromGGUF(m)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !tk.IsEOG(7) || tk.Type(7) != TypeControl || tk.IsEOG(8) {
+		t.Errorf("eom_token_id 7: EOG %v, type %d", tk.EOG(), tk.Type(7))
 	}
 	if ids := tk.Encode("a", true, false); !slices.Equal(ids, []int{5, 'a'}) {
 		t.Errorf("add_bos: %v", ids)

@@ -1,7 +1,6 @@
 package bpe
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -180,10 +179,4 @@ func (t *Tokenizer) bpeWord(raw string) []int {
 		}
 	}
 	return ids
-}
-
-// String describes the tokenizer, for a REPL.
-func (t *Tokenizer) String() string {
-	return fmt.Sprintf("bpe.Tokenizer{vocab: %d, merges: %d, pre: %q, bos: %d, eos: %d, eot: %d, add_bos: %v}",
-		len(t.tokens), len(t.ranks), t.preID, t.bos, t.eos, t.eot, t.addBOS)
 }

@@ -15,14 +15,16 @@ import (
 // two matches stays a fragment of its own.
 //
 // Why hand-written rather than a regexp library: Go's regexp has no
-// lookahead (\s+(?!\S)), and github.com/dlclark/regexp2 has it but is a
-// backtracking engine (slower by an order of magnitude on long texts,
-// and its \s, \p{L} and \p{N} follow .NET's tables). llama.cpp itself
-// does not run these regexes either: for GPT-2, Llama 3 and Qwen2 it uses
-// hand-written splitters (src/unicode.cpp, unicode_regex_split_custom_*),
-// and for the digit rules a std::regex over a "collapsed" text. The
-// splitters below follow those, character class for character class, so
-// the fixture from llama.cpp's own tokenizer is the test of record.
+// lookahead (\s+(?!\S)); github.com/dlclark/regexp2 has it, but it is a
+// backtracking engine and a new module, and llama.cpp itself does not run
+// these expressions: for GPT-2, Llama 3 and Qwen2 it uses hand-written
+// splitters (src/unicode.cpp, unicode_regex_split_custom_*), and for the
+// digit and punctuation rules a std::regex over a "collapsed" text (one
+// byte per code point's category). The splitters below follow those,
+// branch for branch, in one pass over the code points with no
+// backtracking; what llama.cpp runs is what they must agree with, and the
+// fixture from its own tokenizer is the test of record (SmolLM2's
+// vocabulary under the smollm, gpt-2, llama-bpe, qwen2 and default rules).
 //
 // Character classes come from Go's unicode package (\p{L}: IsLetter,
 // \p{N}: IsNumber, \p{P}: IsPunct, \s: IsSpace, which is the same
