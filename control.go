@@ -104,9 +104,13 @@ var ErrInterrupted = mlxbind.ErrInterrupted
 // lane, at its next iteration, with an error wrapping ErrInterrupted;
 // loops started later are not affected. The REPL and the Jupyter kernel
 // call it when the user interrupts a cell: a jitted loop runs inside one
-// call into the shim, which nothing else could stop. Safe from any
+// call into the shim, which nothing else could stop. It also cancels the
+// contexts of InterruptContext (Go-driven loops). Safe from any
 // goroutine.
-func Interrupt() { mlxbind.Interrupt() }
+func Interrupt() {
+	mlxbind.Interrupt()
+	cancelInterruptContexts()
+}
 
 // traceOf returns the trace that ts belong to, or the trace running on
 // this goroutine, or nil when the call is eager.

@@ -49,3 +49,16 @@ func RMSNorm(x, weight *Tensor, eps float64) *Tensor {
 	}
 	return opRMSNorm(xs, weight != nil, eps)
 }
+
+// RoPEAt applies rotary position embeddings as RoPE does, with the
+// position offset an integer tensor: a scalar, or one offset per
+// x.shape[0] (sequences of a batch at different positions). Inside Jit the
+// offset is an input, so one traced program serves every decode position,
+// where RoPE's int offset is part of the program (a new one per token):
+//
+//	q = emily.RoPEAt(q, 64, false, 10000, 1, pos) // pos: int32 scalar
+//
+// MLX: mx.fast.rope with an array offset (one fused kernel).
+func RoPEAt(x *Tensor, dims int, traditional bool, base, scale float64, offset *Tensor) *Tensor {
+	return opRoPEAt(x, offset, dims, traditional, base, scale)
+}

@@ -2645,6 +2645,23 @@ func LogSigmoid(x *Tensor) *Tensor {
 	return apply("LogSigmoid", ir.LogSigmoid, at, x)
 }
 
+// opRoPEAt is the generated core of RoPEAt: is RoPE with the position
+// offset an integer tensor: a scalar, or one offset per x.shape[0] (a batch
+// of sequences at different positions). Inside Jit one traced program then
+// serves every position, where RoPE's int offset is part of the program (a
+// new one per token).
+//
+// NumPy: rope_at_ref(x, dims, traditional, base, scale, offset). MLX:
+// mx.fast.rope.
+func opRoPEAt(x, offset *Tensor, dims int, traditional bool, base float64, scale float64) *Tensor {
+	var at ir.Attrs
+	at.Int(dims)
+	at.Bool(traditional)
+	at.Float(base)
+	at.Float(scale)
+	return apply("RoPEAt", ir.RopeAt, at, x, offset)
+}
+
 // FFT.
 
 // FFT is the discrete Fourier transform of x along its last axis
@@ -3429,6 +3446,37 @@ func opMaskedScatter(x, mask, values *Tensor) *Tensor {
 	return apply("MaskedScatter", ir.MaskedScatter, at, x, mask, values)
 }
 
+// DynamicSlice is the block of x that starts at start (an integer tensor: a
+// scalar or one entry per axis in axes) and has sizes[i] elements along
+// axes[i], every other axis whole. The start is a tensor, so inside Jit one
+// program serves every position. A start out of range is clamped so that
+// the block stays inside x (0 ≤ start ≤ dim - size, as XLA's
+// dynamic_slice): MLX itself does not check it (MLX 0.32: a start of 8 for
+// 3 elements of 10 read past the end, a start of -2 was a segmentation
+// fault).
+//
+// NumPy: dynamic_slice_ref(x, start, axes, sizes). MLX: mx.slice.
+func DynamicSlice(x, start *Tensor, axes []int, sizes []int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	at.Ints(sizes)
+	return apply("DynamicSlice", ir.DynamicSlice, at, x, start)
+}
+
+// DynamicSetSlice returns a copy of x with update (x's rank, converted to
+// x's dtype) written at start along axes (an integer tensor: a scalar or
+// one entry per axis) and at 0 along the other axes: a KV cache's write at
+// a traced position. A start out of range is clamped so that the update
+// stays inside x (0 ≤ start ≤ dim - update's size), as DynamicSlice.
+//
+// NumPy: dynamic_set_slice_ref(x, update, start, axes). MLX:
+// mx.slice_update.
+func DynamicSetSlice(x, update, start *Tensor, axes []int) *Tensor {
+	var at ir.Attrs
+	at.Ints(axes)
+	return apply("DynamicSetSlice", ir.DynamicSliceUpdate, at, x, update, start)
+}
+
 // Sorting and selection.
 
 // Sort returns x's elements sorted ascending along axis (-1: the last).
@@ -3888,6 +3936,69 @@ func OnesLike(x *Tensor) *Tensor {
 	return apply("OnesLike", ir.OnesLike, at, x)
 }
 
+// Quantized (MLX's affine mode: w ≈ scale·q + bias per group along the last axis).
+
+// Quantize quantizes w (…, K) along its last axis in groups of groupSize
+// with bits-bit codes (MLX's affine mode): wq (uint32, (…, K·bits/32))
+// holds the packed codes, scales and biases (w's dtype, (…, K/groupSize))
+// the groups' affine maps, so that Dequantize(wq, scales, biases,
+// groupSize, bits) ≈ w. bits is 2, 3, 4, 6 or 8; groupSize 32, 64 or 128.
+//
+// NumPy: quantize_ref(w, groupSize, bits). MLX: mx.quantize.
+func Quantize(w *Tensor, groupSize int, bits int) (*Tensor, *Tensor, *Tensor) {
+	var at ir.Attrs
+	at.Int(groupSize)
+	at.Int(bits)
+	r := applyMulti("Quantize", ir.Quantize, at, w)
+	return r[0], r[1], r[2]
+}
+
+// Dequantize is scale·q + bias for each bits-bit code q of wq (uint32
+// (…, K·bits/32), as Quantize packs it) and the scales and biases (…,
+// K/groupSize) of its group: the (…, K) matrix in the scales' dtype.
+//
+// NumPy: dequantize_ref(wq, scales, biases, groupSize, bits). MLX:
+// mx.dequantize.
+func Dequantize(wq, scales, biases *Tensor, groupSize int, bits int) *Tensor {
+	var at ir.Attrs
+	at.Int(groupSize)
+	at.Int(bits)
+	return apply("Dequantize", ir.Dequantize, at, wq, scales, biases)
+}
+
+// QuantizedMatmul is x · Dequantize(wq, scales, biases, groupSize,
+// bits)ᵀ (transpose, w (N, K) as nn.Linear stores it) or x ·
+// Dequantize(…) (w (K, N)) without materializing the dequantized matrix:
+// MLX's quantized kernels. x is (…, M, K) in the scales' dtype; batch
+// axes broadcast.
+//
+// NumPy: qmm_ref(x, wq, scales, biases, transpose, groupSize, bits). MLX:
+// mx.quantized_matmul.
+func QuantizedMatmul(x, wq, scales, biases *Tensor, transpose bool, groupSize int, bits int) *Tensor {
+	var at ir.Attrs
+	at.Bool(transpose)
+	at.Int(groupSize)
+	at.Int(bits)
+	return apply("QuantizedMatmul", ir.QuantizedMatmul, at, x, wq, scales, biases)
+}
+
+// GatherQMM is QuantizedMatmul for a list of pairs (a mixture of experts'
+// matmul): result i multiplies matrix lhsIndices[i] of x (…, M, K), batch
+// axes flattened, with quantized matrix rhsIndices[i] of wq (E, N,
+// K·bits/32 transposed), giving broadcast(lhsIndices, rhsIndices).shape +
+// (M, N). Out-of-range indices are clamped into range (MLX does not check
+// them).
+//
+// NumPy: gather_qmm_ref(x, wq, scales, biases, lhsIndices, rhsIndices,
+// transpose, groupSize, bits). MLX: mx.gather_qmm.
+func GatherQMM(x, wq, scales, biases, lhsIndices, rhsIndices *Tensor, transpose bool, groupSize int, bits int) *Tensor {
+	var at ir.Attrs
+	at.Bool(transpose)
+	at.Int(groupSize)
+	at.Int(bits)
+	return apply("GatherQMM", ir.GatherQmm, at, x, wq, scales, biases, lhsIndices, rhsIndices)
+}
+
 // hints say how to fix a bad call of each op.
 var hints = map[string]string{
 	"Add":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
@@ -3946,12 +4057,15 @@ var hints = map[string]string{
 	"CumprodWith":                     "the axis must be in range -rank..rank-1",
 	"Cumsum":                          "the axis must be in range -rank..rank-1",
 	"CumsumWith":                      "the axis must be in range -rank..rank-1",
+	"Dequantize":                      "pass wq, scales and biases as Quantize returns them, with the groupSize (32, 64 or 128) and bits (2, 3, 4, 6 or 8) they were quantized with; x's last axis is K",
 	"Det":                             "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
 	"Diagonal":                        "x needs at least two dimensions; axis1 and axis2 must differ",
 	"DiagonalWith":                    "x needs at least two dimensions; axis1 and axis2 must differ",
 	"Div":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"DivMod":                          "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Dot":                             "the inner dimensions must agree, (…, m, k) × (…, k, n): Transpose or Reshape an operand",
+	"DynamicSetSlice":                 "update has x's rank and fits inside it; start is an integer scalar or vector with one entry per axis in axes",
+	"DynamicSlice":                    "start is an integer scalar or vector with one entry per axis in axes; sizes has one entry per axis, each at most that axis' size",
 	"Eigh":                            "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
 	"Eigvalsh":                        "x must be float32 or float64 with shape (…, n, n) (Astype an integer or half tensor to float32)",
 	"Einsum":                          "give one comma-separated subscript group per operand, each as long as its operand's rank",
@@ -3967,6 +4081,7 @@ var hints = map[string]string{
 	"FlattenRange":                    "start and end must be axes of x with start <= end",
 	"Flip":                            "axes must be distinct and in range -rank..rank-1",
 	"FloorDivide":                     "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"GatherQMM":                       "pass wq, scales and biases as Quantize returns them, with the groupSize (32, 64 or 128) and bits (2, 3, 4, 6 or 8) they were quantized with; x's last axis is K; lhsIndices and rhsIndices are integers that broadcast together",
 	"Greater":                         "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"GreaterEqual":                    "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Gumbel":                          "key must be a key from Key(seed) or KeySplit: uint32 with shape (2,)",
@@ -4038,6 +4153,8 @@ var hints = map[string]string{
 	"ProdKeepDims":                    "axes must be distinct and in range -rank..rank-1",
 	"PutAlongAxis":                    "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1; values must broadcast to indices",
 	"QR":                              "x must be float32 or float64 with shape (…, m, n)",
+	"Quantize":                        "pass wq, scales and biases as Quantize returns them, with the groupSize (32, 64 or 128) and bits (2, 3, 4, 6 or 8) they were quantized with; x's last axis is K",
+	"QuantizedMatmul":                 "pass wq, scales and biases as Quantize returns them, with the groupSize (32, 64 or 128) and bits (2, 3, 4, 6 or 8) they were quantized with; x's last axis is K",
 	"RFFT":                            "axis must be in range and n positive (0 keeps the length)",
 	"RFFT2":                           "axes must be distinct and in range; n needs one positive size per axis",
 	"RFFTN":                           "axes must be distinct and in range; n needs one positive size per axis",
@@ -4051,6 +4168,7 @@ var hints = map[string]string{
 	"Reshape":                         "the new shape must hold as many elements as the old one; one dimension may be -1 to infer it",
 	"RightShift":                      "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"RoPE":                            "x needs at least 3 dimensions (…, L, D) and dims must be even and at most D",
+	"RoPEAt":                          "x needs at least 3 dimensions (…, L, D), dims must be even and at most D, and offset is an integer scalar or has x.shape[0] entries",
 	"Roll":                            "axes must be distinct and in range -rank..rank-1",
 	"SVD":                             "x must be float32 or float64 with shape (…, m, n)",
 	"ScaledDotProductAttention":       "q is (B, H_q, L_q, D), k and v (B, H_kv, L_k, D) with H_q a multiple of H_kv",

@@ -63,6 +63,28 @@ func (t *Tensor) Eval() *Tensor {
 	return t
 }
 
+// AsyncEval starts computing the values of ts and returns without waiting
+// for them (MLX's async_eval): a later read (Bytes, Item, ...) or Eval
+// waits for the result. A decode loop queues step n+1 before it reads
+// token n, so the host's work overlaps the device's:
+//
+//	next := step(tok)
+//	emily.AsyncEval(next)
+//	use(tok.Item()) // while next is computed
+//
+// Like Eval it takes concrete tensors only: inside a jitted function
+// values do not exist yet.
+func AsyncEval(ts ...*Tensor) {
+	arrays := make([]*mlxbind.Array, len(ts))
+	for i, t := range ts {
+		t.mustConcrete("AsyncEval")
+		arrays[i] = t.arr
+	}
+	if err := mlxbind.AsyncEval(arrays...); err != nil {
+		panic(newError("AsyncEval", nil, err, ts))
+	}
+}
+
 // mustConcrete panics when t is symbolic: values do not exist while tracing.
 func (t *Tensor) mustConcrete(op string) {
 	if t == nil {

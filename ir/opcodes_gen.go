@@ -150,6 +150,7 @@ const (
 	Silu                                      // Silu
 	Softplus                                  // Softplus
 	LogSigmoid                                // LogSigmoid
+	RopeAt                                    // RoPEAt
 	Fft                                       // FFT
 	Fftn                                      // FFTN
 	Ifft                                      // IFFT
@@ -193,6 +194,8 @@ const (
 	ScatterMax                                // ScatterMax
 	ScatterMin                                // ScatterMin
 	MaskedScatter                             // MaskedScatter
+	DynamicSlice                              // DynamicSlice
+	DynamicSliceUpdate                        // DynamicSetSlice
 	Sort                                      // Sort
 	Argsort                                   // Argsort
 	Topk                                      // TopK
@@ -219,6 +222,10 @@ const (
 	Eye                                       // Eye
 	ZerosLike                                 // ZerosLike
 	OnesLike                                  // OnesLike
+	Quantize                                  // Quantize
+	Dequantize                                // Dequantize
+	QuantizedMatmul                           // QuantizedMatmul
+	GatherQmm                                 // GatherQMM
 	opCount
 )
 
@@ -369,6 +376,7 @@ var opTable = [opCount]OpInfo{
 	Silu:                            {Name: "silu", Arity: 1, Outputs: 1, OutputsFrom: -1},
 	Softplus:                        {Name: "softplus", Arity: 1, Outputs: 1, OutputsFrom: -1},
 	LogSigmoid:                      {Name: "log_sigmoid", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	RopeAt:                          {Name: "rope_at", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dims", Kind: AttrInt}, {Name: "traditional", Kind: AttrBool}, {Name: "base", Kind: AttrFloat}, {Name: "scale", Kind: AttrFloat}}},
 	Fft:                             {Name: "fft", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
 	Fftn:                            {Name: "fftn", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrShape}, {Name: "axes", Kind: AttrInts}}},
 	Ifft:                            {Name: "ifft", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
@@ -412,6 +420,8 @@ var opTable = [opCount]OpInfo{
 	ScatterMax:                      {Name: "scatter_max", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
 	ScatterMin:                      {Name: "scatter_min", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
 	MaskedScatter:                   {Name: "masked_scatter", Arity: 3, Outputs: 1, OutputsFrom: -1},
+	DynamicSlice:                    {Name: "dynamic_slice", Arity: 2, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}, {Name: "sizes", Kind: AttrInts}}},
+	DynamicSliceUpdate:              {Name: "dynamic_slice_update", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axes", Kind: AttrInts}}},
 	Sort:                            {Name: "sort", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
 	Argsort:                         {Name: "argsort", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "axis", Kind: AttrInt}}},
 	Topk:                            {Name: "topk", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "k", Kind: AttrInt}, {Name: "axis", Kind: AttrInt}}},
@@ -438,4 +448,8 @@ var opTable = [opCount]OpInfo{
 	Eye:                             {Name: "eye", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "n", Kind: AttrInt}, {Name: "m", Kind: AttrInt}, {Name: "k", Kind: AttrInt}, {Name: "dtype", Kind: AttrDType}}},
 	ZerosLike:                       {Name: "zeros_like", Arity: 1, Outputs: 1, OutputsFrom: -1},
 	OnesLike:                        {Name: "ones_like", Arity: 1, Outputs: 1, OutputsFrom: -1},
+	Quantize:                        {Name: "quantize", Arity: 1, Outputs: 3, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "groupSize", Kind: AttrInt}, {Name: "bits", Kind: AttrInt}}},
+	Dequantize:                      {Name: "dequantize", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "groupSize", Kind: AttrInt}, {Name: "bits", Kind: AttrInt}}},
+	QuantizedMatmul:                 {Name: "quantized_matmul", Arity: 4, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "transpose", Kind: AttrBool}, {Name: "groupSize", Kind: AttrInt}, {Name: "bits", Kind: AttrInt}}},
+	GatherQmm:                       {Name: "gather_qmm", Arity: 6, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "transpose", Kind: AttrBool}, {Name: "groupSize", Kind: AttrInt}, {Name: "bits", Kind: AttrInt}}},
 }

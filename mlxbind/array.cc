@@ -125,4 +125,15 @@ int emily_eval(const emily_array* arrays, int n, char** err) {
   });
 }
 
+// emily_async_eval queues the evaluation of the arrays and returns at once
+// (mx::async_eval): a later read or eval waits for it.
+int emily_async_eval(const emily_array* arrays, int n, char** err) {
+  return emily::guarded(err, [&] {
+    std::vector<mx::array> xs;
+    xs.reserve(n);
+    for (int i = 0; i < n; ++i) xs.push_back(arrays[i]->a);
+    mx::async_eval(xs);
+  });
+}
+
 }  // extern "C"

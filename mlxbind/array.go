@@ -197,6 +197,19 @@ func Eval(arrays ...*Array) error {
 	return nil
 }
 
+// AsyncEval queues the evaluation of the arrays and returns without
+// waiting (MLX's async_eval); reading one of them, or Eval, waits for it.
+func AsyncEval(arrays ...*Array) error {
+	hs, err := handles("mlxbind.AsyncEval", arrays)
+	if err != nil {
+		return err
+	}
+	var msg *C.char
+	status := C.emily_async_eval(firstHandle(hs), C.int(len(hs)), &msg)
+	runtime.KeepAlive(arrays)
+	return takeError(status, msg, "async_eval")
+}
+
 // firstHandle returns a pointer to hs[0] for a C array argument, or nil
 // when hs is empty.
 func firstHandle(hs []C.emily_array) *C.emily_array {

@@ -39,6 +39,8 @@ mx::array elu(const mx::array& x, double alpha, const mx::Stream& s);
 mx::array gelu(const mx::array& x, const mx::Stream& s);
 mx::array gelu_tanh(const mx::array& x, const mx::Stream& s);
 mx::array silu(const mx::array& x, const mx::Stream& s);
+mx::array rope_at(const mx::array& x, int dims, bool traditional, double base, double scale, const mx::array& offset,
+                  const mx::Stream& s);
 
 // fft.cc: kind 0 fft, 1 ifft, 2 rfft, 3 irfft.
 mx::array fft1(int kind, const mx::array& x, int n, int axis, const mx::Stream& s);
@@ -70,7 +72,23 @@ bool one_axis(const char* op, const std::vector<int>& axes);
 // index.cc
 mx::array scatter_axis(const mx::array& x, const mx::array& indices, const mx::array& updates, int axis,
                        int mode, const mx::Stream& s);
+mx::array dynamic_slice(const mx::array& x, const mx::array& start, const std::vector<int>& axes,
+                        const std::vector<int>& sizes, const mx::Stream& s);
+mx::array dynamic_set_slice(const mx::array& x, const mx::array& update, const mx::array& start,
+                            const std::vector<int>& axes, const mx::Stream& s);
 mx::array masked_scatter_safe(const mx::array& x, const mx::array& mask, const mx::array& values,
                               const mx::Stream& s);
+
+// quant.cc: MLX's affine quantization, with every attribute and shape
+// checked first.
+std::vector<mx::array> quantize_affine(const mx::array& w, int group_size, int bits, const mx::Stream& s);
+mx::array dequantize_affine(const mx::array& wq, const mx::array& scales, const mx::array& biases, int group_size,
+                            int bits, const mx::Stream& s);
+mx::array quantized_matmul_affine(const mx::array& x, const mx::array& wq, const mx::array& scales,
+                                  const mx::array& biases, bool transpose, int group_size, int bits,
+                                  const mx::Stream& s);
+mx::array gather_qmm_affine(const mx::array& x, const mx::array& wq, const mx::array& scales,
+                            const mx::array& biases, const mx::array& lhs_indices, const mx::array& rhs_indices,
+                            bool transpose, int group_size, int bits, const mx::Stream& s);
 
 }  // namespace emily

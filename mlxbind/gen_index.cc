@@ -122,4 +122,26 @@ std::vector<mx::array> op_masked_scatter(const OpArgs& args) {
   return checked_outputs("MaskedScatter", outputs(masked_scatter_safe(x, mask, values, s)));
 }
 
+// DynamicSlice
+std::vector<mx::array> op_dynamic_slice(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& start = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  [[maybe_unused]] std::vector<int> sizes = r.ints();
+  return checked_outputs("DynamicSlice", outputs(dynamic_slice(x, start, axes, sizes, s)));
+}
+
+// DynamicSetSlice
+std::vector<mx::array> op_dynamic_slice_update(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& update = args.in[1];
+  [[maybe_unused]] const mx::array& start = args.in[2];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] std::vector<int> axes = r.ints();
+  return checked_outputs("DynamicSetSlice", outputs(dynamic_set_slice(x, update, start, axes, s)));
+}
+
 }  // namespace emily::gen

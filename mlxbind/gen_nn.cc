@@ -322,4 +322,17 @@ std::vector<mx::array> op_log_sigmoid(const OpArgs& args) {
   return checked_outputs("LogSigmoid", outputs(mx::negative(mx::logaddexp(mx::negative(x, s), mx::array(0, x.dtype()), s), s)));
 }
 
+// RoPEAt
+std::vector<mx::array> op_rope_at(const OpArgs& args) {
+  [[maybe_unused]] const mx::Stream& s = args.s;
+  [[maybe_unused]] const mx::array& x = args.in[0];
+  [[maybe_unused]] const mx::array& offset = args.in[1];
+  AttrReader r(args.attrs);
+  [[maybe_unused]] int dims = r.i32();
+  [[maybe_unused]] bool traditional = r.boolean();
+  [[maybe_unused]] double base = r.f64();
+  [[maybe_unused]] double scale = r.f64();
+  return checked_outputs("RoPEAt", outputs(rope_at(x, dims, traditional, base, scale, offset, s)));
+}
+
 }  // namespace emily::gen

@@ -151,6 +151,7 @@ std::vector<mx::array> op_gelu_tanh(const OpArgs&);
 std::vector<mx::array> op_silu(const OpArgs&);
 std::vector<mx::array> op_softplus(const OpArgs&);
 std::vector<mx::array> op_log_sigmoid(const OpArgs&);
+std::vector<mx::array> op_rope_at(const OpArgs&);
 std::vector<mx::array> op_fft(const OpArgs&);
 std::vector<mx::array> op_fftn(const OpArgs&);
 std::vector<mx::array> op_ifft(const OpArgs&);
@@ -194,6 +195,8 @@ std::vector<mx::array> op_scatter_prod(const OpArgs&);
 std::vector<mx::array> op_scatter_max(const OpArgs&);
 std::vector<mx::array> op_scatter_min(const OpArgs&);
 std::vector<mx::array> op_masked_scatter(const OpArgs&);
+std::vector<mx::array> op_dynamic_slice(const OpArgs&);
+std::vector<mx::array> op_dynamic_slice_update(const OpArgs&);
 std::vector<mx::array> op_sort(const OpArgs&);
 std::vector<mx::array> op_argsort(const OpArgs&);
 std::vector<mx::array> op_topk(const OpArgs&);
@@ -220,6 +223,10 @@ std::vector<mx::array> op_linspace(const OpArgs&);
 std::vector<mx::array> op_eye(const OpArgs&);
 std::vector<mx::array> op_zeros_like(const OpArgs&);
 std::vector<mx::array> op_ones_like(const OpArgs&);
+std::vector<mx::array> op_quantize(const OpArgs&);
+std::vector<mx::array> op_dequantize(const OpArgs&);
+std::vector<mx::array> op_quantized_matmul(const OpArgs&);
+std::vector<mx::array> op_gather_qmm(const OpArgs&);
 }  // namespace gen
 
 namespace {
@@ -277,6 +284,7 @@ const AttrSchema attrs_max_pool2d[] = {{"kernel", kAttrInts, 0}, {"stride", kAtt
 const AttrSchema attrs_avg_pool2d[] = {{"kernel", kAttrInts, 0}, {"stride", kAttrInts, 0}, {"padding", kAttrInts, 0}, };
 const AttrSchema attrs_leaky_relu[] = {{"slope", kAttrFloat, 0}, };
 const AttrSchema attrs_elu[] = {{"alpha", kAttrFloat, 0}, };
+const AttrSchema attrs_rope_at[] = {{"dims", kAttrInt, 0}, {"traditional", kAttrBool, 0}, {"base", kAttrFloat, 0}, {"scale", kAttrFloat, 0}, };
 const AttrSchema attrs_fft[] = {{"n", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
 const AttrSchema attrs_fftn[] = {{"n", kAttrShape, 0}, {"axes", kAttrInts, 0}, };
 const AttrSchema attrs_ifft[] = {{"n", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
@@ -315,6 +323,8 @@ const AttrSchema attrs_scatter_add[] = {{"axis", kAttrInt, 0}, };
 const AttrSchema attrs_scatter_prod[] = {{"axis", kAttrInt, 0}, };
 const AttrSchema attrs_scatter_max[] = {{"axis", kAttrInt, 0}, };
 const AttrSchema attrs_scatter_min[] = {{"axis", kAttrInt, 0}, };
+const AttrSchema attrs_dynamic_slice[] = {{"axes", kAttrInts, 0}, {"sizes", kAttrInts, 0}, };
+const AttrSchema attrs_dynamic_slice_update[] = {{"axes", kAttrInts, 0}, };
 const AttrSchema attrs_sort[] = {{"axis", kAttrInt, 0}, };
 const AttrSchema attrs_argsort[] = {{"axis", kAttrInt, 0}, };
 const AttrSchema attrs_topk[] = {{"k", kAttrInt, 0}, {"axis", kAttrInt, 0}, };
@@ -339,6 +349,10 @@ const AttrSchema attrs_ones[] = {{"dtype", kAttrDType, 0}, {"dims", kAttrShape, 
 const AttrSchema attrs_arange[] = {{"start", kAttrFloat, 0}, {"stop", kAttrFloat, 0}, {"step", kAttrFloat, 0}, {"dtype", kAttrDType, 0}, };
 const AttrSchema attrs_linspace[] = {{"start", kAttrFloat, 0}, {"stop", kAttrFloat, 0}, {"num", kAttrInt, 0}, {"dtype", kAttrDType, 0}, };
 const AttrSchema attrs_eye[] = {{"n", kAttrInt, 0}, {"m", kAttrInt, 0}, {"k", kAttrInt, 0}, {"dtype", kAttrDType, 0}, };
+const AttrSchema attrs_quantize[] = {{"groupSize", kAttrInt, 0}, {"bits", kAttrInt, 0}, };
+const AttrSchema attrs_dequantize[] = {{"groupSize", kAttrInt, 0}, {"bits", kAttrInt, 0}, };
+const AttrSchema attrs_quantized_matmul[] = {{"transpose", kAttrBool, 0}, {"groupSize", kAttrInt, 0}, {"bits", kAttrInt, 0}, };
+const AttrSchema attrs_gather_qmm[] = {{"transpose", kAttrBool, 0}, {"groupSize", kAttrInt, 0}, {"bits", kAttrInt, 0}, };
 }  // namespace
 
 const OpRow kOpRows[] = {
@@ -488,6 +502,7 @@ const OpRow kOpRows[] = {
     {"silu", 1, 1, -1, nullptr, 0, gen::op_silu},
     {"softplus", 1, 1, -1, nullptr, 0, gen::op_softplus},
     {"log_sigmoid", 1, 1, -1, nullptr, 0, gen::op_log_sigmoid},
+    {"rope_at", 2, 1, -1, attrs_rope_at, 4, gen::op_rope_at},
     {"fft", 1, 1, -1, attrs_fft, 2, gen::op_fft},
     {"fftn", 1, 1, -1, attrs_fftn, 2, gen::op_fftn},
     {"ifft", 1, 1, -1, attrs_ifft, 2, gen::op_ifft},
@@ -531,6 +546,8 @@ const OpRow kOpRows[] = {
     {"scatter_max", 3, 1, -1, attrs_scatter_max, 1, gen::op_scatter_max},
     {"scatter_min", 3, 1, -1, attrs_scatter_min, 1, gen::op_scatter_min},
     {"masked_scatter", 3, 1, -1, nullptr, 0, gen::op_masked_scatter},
+    {"dynamic_slice", 2, 1, -1, attrs_dynamic_slice, 2, gen::op_dynamic_slice},
+    {"dynamic_slice_update", 3, 1, -1, attrs_dynamic_slice_update, 1, gen::op_dynamic_slice_update},
     {"sort", 1, 1, -1, attrs_sort, 1, gen::op_sort},
     {"argsort", 1, 1, -1, attrs_argsort, 1, gen::op_argsort},
     {"topk", 1, 1, -1, attrs_topk, 2, gen::op_topk},
@@ -557,6 +574,10 @@ const OpRow kOpRows[] = {
     {"eye", 0, 1, -1, attrs_eye, 4, gen::op_eye},
     {"zeros_like", 1, 1, -1, nullptr, 0, gen::op_zeros_like},
     {"ones_like", 1, 1, -1, nullptr, 0, gen::op_ones_like},
+    {"quantize", 1, 3, -1, attrs_quantize, 2, gen::op_quantize},
+    {"dequantize", 3, 1, -1, attrs_dequantize, 2, gen::op_dequantize},
+    {"quantized_matmul", 4, 1, -1, attrs_quantized_matmul, 3, gen::op_quantized_matmul},
+    {"gather_qmm", 6, 1, -1, attrs_gather_qmm, 3, gen::op_gather_qmm},
 };
 static_assert(sizeof(kOpRows) / sizeof(kOpRows[0]) == EMILY_OPCODE_COUNT);
 

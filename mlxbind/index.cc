@@ -93,4 +93,87 @@ mx::array masked_scatter_safe(const mx::array& x, const mx::array& mask, const m
   return mx::masked_scatter(x, m, src, s);
 }
 
+namespace {
+
+// clamped_start converts a dynamic start (an integer scalar or vector, one
+// entry per axis) to the int32 vector MLX takes, each entry clamped into
+// [0, dim - size] of its axis, as XLA's dynamic_slice does: MLX's kernels
+// add the start to the data pointer without a bounds check, so an
+// out-of-range start read or wrote outside the array.
+mx::array clamped_start(const char* op, const mx::array& x, const mx::array& start, std::vector<int>& axes,
+                        const mx::Shape& sizes, const mx::Stream& s) {
+  std::string name(op);
+  if (!mx::issubdtype(start.dtype(), mx::integer)) {
+    throw std::invalid_argument(name + ": start must be an integer tensor (Astype it to int32), one entry per axis");
+  }
+  if (start.ndim() > 1 || start.size() != axes.size()) {
+    throw std::invalid_argument(name + ": start has shape " + shape_str(start.shape()) + " for axes of length " +
+                                std::to_string(axes.size()) + "; give one start per axis (a scalar for one axis)");
+  }
+  int nd = static_cast<int>(x.ndim());
+  std::vector<int64_t> hi;
+  for (size_t i = 0; i < axes.size(); i++) {
+    int a = axes[i] < 0 ? axes[i] + nd : axes[i];
+    if (a < 0 || a >= nd) {
+      throw std::invalid_argument(name + ": axis " + std::to_string(axes[i]) + " is out of range for x of shape " +
+                                  shape_str(x.shape()));
+    }
+    for (size_t j = 0; j < i; j++) {
+      if (axes[j] == a) throw std::invalid_argument(name + ": axis " + std::to_string(a) + " is given twice");
+    }
+    axes[i] = a;
+    if (sizes[a] < 0 || sizes[a] > x.shape(a)) {
+      throw std::invalid_argument(name + ": the slice's size " + std::to_string(sizes[a]) + " along axis " +
+                                  std::to_string(a) + " is not within 0.." + std::to_string(x.shape(a)) +
+                                  " for x of shape " + shape_str(x.shape()));
+    }
+    hi.push_back(static_cast<int64_t>(x.shape(a)) - sizes[a]);
+  }
+  mx::array st = mx::astype(mx::reshape(start, {static_cast<int>(axes.size())}, s), mx::int64, s);
+  mx::array bound(hi.begin(), {static_cast<int>(hi.size())}, mx::int64);
+  st = mx::clip(st, mx::array(int64_t{0}), bound, s);
+  return mx::astype(st, mx::int32, s);
+}
+
+}  // namespace
+
+// dynamic_slice is mx::slice with a start array: sizes has one entry per
+// axis in axes (the other axes are taken whole).
+mx::array dynamic_slice(const mx::array& x, const mx::array& start, const std::vector<int>& axes,
+                        const std::vector<int>& sizes, const mx::Stream& s) {
+  if (sizes.size() != axes.size()) {
+    throw std::invalid_argument("DynamicSlice: " + std::to_string(sizes.size()) + " sizes for " +
+                                std::to_string(axes.size()) + " axes; give one size per axis in axes");
+  }
+  mx::Shape full = x.shape();
+  std::vector<int> ax = axes;
+  int nd = static_cast<int>(x.ndim());
+  for (size_t i = 0; i < ax.size(); i++) {
+    int a = ax[i] < 0 ? ax[i] + nd : ax[i];
+    if (a >= 0 && a < nd) full[a] = sizes[i];
+  }
+  mx::array st = clamped_start("DynamicSlice", x, start, ax, full, s);
+  return mx::slice(x, st, ax, full, s);
+}
+
+// dynamic_set_slice is mx::slice_update with a start array: update (cast
+// to x's dtype, x's rank) lands at start along axes and at 0 elsewhere.
+mx::array dynamic_set_slice(const mx::array& x, const mx::array& update, const mx::array& start,
+                            const std::vector<int>& axes, const mx::Stream& s) {
+  if (update.ndim() != x.ndim()) {
+    throw std::invalid_argument("DynamicSetSlice: update has shape " + shape_str(update.shape()) + " and x " +
+                                shape_str(x.shape()) + "; the update needs x's rank (Reshape it)");
+  }
+  for (int i = 0; i < x.ndim(); i++) {
+    if (update.shape(i) > x.shape(i)) {
+      throw std::invalid_argument("DynamicSetSlice: update " + shape_str(update.shape()) + " does not fit in x " +
+                                  shape_str(x.shape()) + " along axis " + std::to_string(i));
+    }
+  }
+  std::vector<int> ax = axes;
+  mx::array st = clamped_start("DynamicSetSlice", x, start, ax, update.shape(), s);
+  mx::array u = update.dtype() == x.dtype() ? update : mx::astype(update, x.dtype(), s);
+  return mx::slice_update(x, u, st, ax, s);
+}
+
 }  // namespace emily

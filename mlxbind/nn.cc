@@ -3,6 +3,7 @@
 // as mlx.nn does), convolutions taking per-axis lists, the norms with
 // optional weight and bias, and the activations mlx.nn composes in Python.
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 #include "cores.hpp"
@@ -209,5 +210,23 @@ mx::array gelu_tanh(const mx::array& x, const mx::Stream& s) {
 }
 
 mx::array silu(const mx::array& x, const mx::Stream& s) { return mx::multiply(x, mx::sigmoid(x, s), s); }
+
+// rope_at is mx::fast::rope with the position offset as an array, so that
+// one traced program serves every decode position (an int offset is an
+// attribute: a new program per token). MLX checks x and dims as for RoPE
+// and the offset's shape (a scalar, or one entry per x.shape[0]); the
+// offset is read as int32, so any integer dtype is taken and converted.
+mx::array rope_at(const mx::array& x, int dims, bool traditional, double base, double scale, const mx::array& offset,
+                  const mx::Stream& s) {
+  if (!mx::issubdtype(offset.dtype(), mx::integer)) {
+    std::ostringstream o;
+    o << offset.dtype();
+    throw std::invalid_argument("RoPEAt: offset is " + o.str() +
+                                "; the position offset must be an integer tensor (Astype it to int32)");
+  }
+  mx::array off = offset.dtype() == mx::int32 ? offset : mx::astype(offset, mx::int32, s);
+  return mx::fast::rope(x, dims, traditional, static_cast<float>(base), static_cast<float>(scale), off, std::nullopt,
+                        s);
+}
 
 }  // namespace emily

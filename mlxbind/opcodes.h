@@ -151,6 +151,7 @@ enum emily_opcode {
   EMILY_OP_SILU, /* Silu */
   EMILY_OP_SOFTPLUS, /* Softplus */
   EMILY_OP_LOG_SIGMOID, /* LogSigmoid */
+  EMILY_OP_ROPE_AT, /* RoPEAt */
   EMILY_OP_FFT, /* FFT */
   EMILY_OP_FFTN, /* FFTN */
   EMILY_OP_IFFT, /* IFFT */
@@ -194,6 +195,8 @@ enum emily_opcode {
   EMILY_OP_SCATTER_MAX, /* ScatterMax */
   EMILY_OP_SCATTER_MIN, /* ScatterMin */
   EMILY_OP_MASKED_SCATTER, /* MaskedScatter */
+  EMILY_OP_DYNAMIC_SLICE, /* DynamicSlice */
+  EMILY_OP_DYNAMIC_SLICE_UPDATE, /* DynamicSetSlice */
   EMILY_OP_SORT, /* Sort */
   EMILY_OP_ARGSORT, /* Argsort */
   EMILY_OP_TOPK, /* TopK */
@@ -220,6 +223,10 @@ enum emily_opcode {
   EMILY_OP_EYE, /* Eye */
   EMILY_OP_ZEROS_LIKE, /* ZerosLike */
   EMILY_OP_ONES_LIKE, /* OnesLike */
+  EMILY_OP_QUANTIZE, /* Quantize */
+  EMILY_OP_DEQUANTIZE, /* Dequantize */
+  EMILY_OP_QUANTIZED_MATMUL, /* QuantizedMatmul */
+  EMILY_OP_GATHER_QMM, /* GatherQMM */
   EMILY_OPCODE_COUNT
 };
 

@@ -72,6 +72,7 @@ int emily_array_meta(emily_array a, int* dtype, int64_t* dims, int cap);
 int emily_array_to_bytes(emily_array a, void* dst, size_t nbytes, int stream,
                          char** err);
 int emily_eval(const emily_array* arrays, int n, char** err);
+int emily_async_eval(const emily_array* arrays, int n, char** err);
 /* Readbacks of GPU buffers up to max_bytes are copied with the CUDA driver
  * instead of MLX's move to managed memory (gpumem.cc); 0 turns that off. */
 int emily_set_direct_read_max(size_t* previous, size_t max_bytes, char** err);

@@ -277,3 +277,8 @@ HELPERS = {
 import numpy_refs_shape  # noqa: E402
 
 HELPERS.update(numpy_refs_shape.HELPERS)
+
+# The quant family's, RoPEAt's and the dynamic slices' references.
+import numpy_refs_quant  # noqa: E402
+
+HELPERS.update(numpy_refs_quant.HELPERS)

@@ -95,6 +95,9 @@ def compare(case, i, got, want, out_dtype):
         if out_dtype in ("float32", "complex64") and case["tol"]:
             rtol *= case["tol"]
             atol *= case["tol"]
+        if out_dtype in ("float16", "bfloat16") and case.get("tol_half"):
+            rtol *= case["tol_half"]
+            atol *= case["tol_half"]
         if out_dtype == "float64" and case.get("tol64"):
             rtol = atol = case["tol64"]
         w = want.astype(np.complex128 if np.iscomplexobj(want) or np.iscomplexobj(got) else np.float64)

@@ -16,6 +16,10 @@ type caller func(in []*emily.Tensor, at map[string]any) []*emily.Tensor
 
 // manual holds the calls of ops whose Go API is hand-written.
 var manual = map[string]caller{
+	"RoPEAt": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.RoPEAt(in[0], intAttr(at, "dims"), boolAttr(at, "traditional"),
+			floatAttr(at, "base"), floatAttr(at, "scale"), in[1])}
+	},
 	"Slice": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{in[0].Slice(rangesAttr(at)...)}
 	},

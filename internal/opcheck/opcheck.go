@@ -35,6 +35,7 @@ type Case struct {
 	NoNumPy   string         `json:"no_numpy,omitempty"`
 	Tol       float64        `json:"tol"`
 	Tol64     float64        `json:"tol64"`
+	TolHalf   float64        `json:"tol_half,omitempty"`
 	Special   bool           `json:"special"` // inputs hold NaN/Inf
 }
 
@@ -220,7 +221,7 @@ func runCase(dir string, op opspec.Op, fn namedCall, dt string, si int, sample o
 		attrs[k] = v
 	}
 	c = Case{ID: id, Op: op.Name, Fn: fn.name, DType: dt, Operands: op.Inputs, List: op.Variadic,
-		Attrs: attrs, NumPy: op.NumPy, NoNumPy: op.NoNumPy, Tol: op.Tol, Tol64: op.Tol64, Special: special}
+		Attrs: attrs, NumPy: op.NumPy, NoNumPy: op.NoNumPy, Tol: op.Tol, Tol64: op.Tol64, TolHalf: op.TolHalf, Special: special}
 	var ins []*emily.Tensor
 	for i := range sample.Shapes {
 		t, _ := operand(r, op, dt, sample, i, attrs, special)
@@ -294,6 +295,20 @@ func operand(r *rng, op opspec.Op, dt string, sample opspec.Sample, i int, attrs
 	}
 	var vals []float64
 	switch {
+	case dom == opspec.Bits && idt == "uint32":
+		// Every 32-bit pattern: float64 values would lose the low bits.
+		return bitsTensor(r, shape), name
+	case dom == opspec.BatchOfFirst || dom == opspec.BatchOfSecond:
+		of := 0
+		if dom == opspec.BatchOfSecond {
+			of = 1
+		}
+		vals = batchIndexValues(r, n, sample.Shapes[of])
+	case dom == opspec.Position:
+		vals = make([]float64, n)
+		for i := range vals {
+			vals[i] = float64(int(r.next()%12) - 3)
+		}
 	case dom == opspec.Indices:
 		vals = indexValues(r, n, sample.Shapes[0], attrs)
 	case special && isFloat(idt):

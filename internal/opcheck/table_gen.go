@@ -640,6 +640,12 @@ var generated = map[string]caller{
 	"MatrixTranspose": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.MatrixTranspose(in[0])}
 	},
+	"DynamicSlice": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.DynamicSlice(in[0], in[1], intsAttr(at, "axes"), intsAttr(at, "sizes"))}
+	},
+	"DynamicSetSlice": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.DynamicSetSlice(in[0], in[1], in[2], intsAttr(at, "axes"))}
+	},
 	"Sort": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.Sort(in[0], intAttr(at, "axis"))}
 	},
@@ -750,5 +756,20 @@ var generated = map[string]caller{
 	},
 	"OnesLike": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.OnesLike(in[0])}
+	},
+	"Quantize": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return func() []*emily.Tensor {
+			r0, r1, r2 := emily.Quantize(in[0], intAttr(at, "groupSize"), intAttr(at, "bits"))
+			return []*emily.Tensor{r0, r1, r2}
+		}()
+	},
+	"Dequantize": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.Dequantize(in[0], in[1], in[2], intAttr(at, "groupSize"), intAttr(at, "bits"))}
+	},
+	"QuantizedMatmul": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.QuantizedMatmul(in[0], in[1], in[2], in[3], boolAttr(at, "transpose"), intAttr(at, "groupSize"), intAttr(at, "bits"))}
+	},
+	"GatherQMM": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{emily.GatherQMM(in[0], in[1], in[2], in[3], in[4], in[5], boolAttr(at, "transpose"), intAttr(at, "groupSize"), intAttr(at, "bits"))}
 	},
 }

@@ -63,6 +63,9 @@ func opsDoc(ops []opspec.Op) []byte {
 			if op.Tol64 > 0 {
 				notes = append(notes, fmt.Sprintf("float64 at float32 precision on MLX's CPU (checked to %g)", op.Tol64))
 			}
+			if op.TolHalf > 0 {
+				notes = append(notes, fmt.Sprintf("float16 and bfloat16 summed in that precision on MLX's CPU (checked to %g× the usual tolerance)", op.TolHalf))
+			}
 			if op.Method {
 				notes = append(notes, "method")
 			}

@@ -48,6 +48,7 @@ var families = []family{
 	{name: "random", title: "Random (explicit keys)", rows: randomOps},
 	{name: "cast", title: "Types", rows: castOps, samples: unarySamples},
 	{name: "create", title: "Creation", rows: createOps},
+	{name: "quant", title: "Quantized (MLX's affine mode: w ≈ scale·q + bias per group along the last axis)", rows: quantOps, hint: quantHint},
 }
 
 const axesHint = "axes must be distinct and in range -rank..rank-1"

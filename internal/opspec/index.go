@@ -140,4 +140,35 @@ var indexOps = []Op{
 			{Shapes: shapes([]int{3, 4}, []int{3, 4}, []int{12}), Attrs: map[string]any{}},
 			{Shapes: shapes([]int{3, 4}, []int{4}, []int{3, 4}), Attrs: map[string]any{}},
 		}},
+	{Name: "DynamicSlice", Inputs: []string{"x", "start"}, Attrs: []Attr{{Name: "axes", Kind: Ints}, {Name: "sizes", Kind: Ints}},
+		Cpp: "dynamic_slice(x, start, axes, sizes, s)", MLX: "mx.slice", NumPy: "dynamic_slice_ref(x, start, axes, sizes)",
+		DTypes: AllTypes, Grad: true,
+		OperandDTypes:  map[string]string{"start": "int32"},
+		OperandDomains: map[string]Domain{"start": Position},
+		Doc: "is the block of x that starts at start (an integer tensor: a scalar or one entry per axis in axes) and has sizes[i] elements " +
+			"along axes[i], every other axis whole. The start is a tensor, so inside Jit one program serves every position. " +
+			"A start out of range is clamped so that the block stays inside x (0 ≤ start ≤ dim - size, as XLA's dynamic_slice): " +
+			"MLX itself does not check it (MLX 0.32: a start of 8 for 3 elements of 10 read past the end, a start of -2 was a segmentation fault).",
+		Hint: "start is an integer scalar or vector with one entry per axis in axes; sizes has one entry per axis, each at most that axis' size",
+		Samples: []Sample{
+			{Shapes: shapes([]int{8}, []int{1}), Attrs: map[string]any{"axes": []int{0}, "sizes": []int{3}}},
+			{Shapes: shapes([]int{4, 6}, []int{}), Attrs: map[string]any{"axes": []int{-1}, "sizes": []int{2}}},
+			{Shapes: shapes([]int{3, 5, 4}, []int{2}), Attrs: map[string]any{"axes": []int{2, 0}, "sizes": []int{1, 2}}},
+			{Shapes: shapes([]int{1, 2, 7, 3}, []int{}), Attrs: map[string]any{"axes": []int{2}, "sizes": []int{7}}},
+		}},
+	{Name: "DynamicSetSlice", IR: "dynamic_slice_update", Inputs: []string{"x", "update", "start"}, Attrs: []Attr{{Name: "axes", Kind: Ints}},
+		Cpp: "dynamic_set_slice(x, update, start, axes, s)", MLX: "mx.slice_update", NumPy: "dynamic_set_slice_ref(x, update, start, axes)",
+		DTypes: AllTypes, Grad: true,
+		OperandDTypes:  map[string]string{"start": "int32"},
+		OperandDomains: map[string]Domain{"start": Position},
+		Doc: "returns a copy of x with update (x's rank, converted to x's dtype) written at start along axes (an integer tensor: " +
+			"a scalar or one entry per axis) and at 0 along the other axes: a KV cache's write at a traced position. " +
+			"A start out of range is clamped so that the update stays inside x (0 ≤ start ≤ dim - update's size), as DynamicSlice.",
+		Hint: "update has x's rank and fits inside it; start is an integer scalar or vector with one entry per axis in axes",
+		Samples: []Sample{
+			{Shapes: shapes([]int{8}, []int{3}, []int{1}), Attrs: map[string]any{"axes": []int{0}}},
+			{Shapes: shapes([]int{4, 6}, []int{4, 2}, []int{}), Attrs: map[string]any{"axes": []int{1}}},
+			{Shapes: shapes([]int{3, 5, 4}, []int{2, 5, 1}, []int{2}), Attrs: map[string]any{"axes": []int{2, 0}}},
+			{Shapes: shapes([]int{1, 2, 9, 3}, []int{1, 2, 1, 3}, []int{}), Attrs: map[string]any{"axes": []int{-2}}},
+		}},
 }

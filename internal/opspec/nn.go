@@ -271,6 +271,23 @@ var nnOps = nnRows(
 		nnTol64(nnTol(nnActivation("Softplus", "mx::logaddexp(x, mx::array(0, x.dtype()), s)", "np.logaddexp(x, x.dtype.type(0))", "is log(1 + exp(x)), computed without overflow."), 5), 1e-6),
 		nnTol64(nnTol(nnActivation("LogSigmoid", "mx::negative(mx::logaddexp(mx::negative(x, s), mx::array(0, x.dtype()), s), s)", "-np.logaddexp(-x, x.dtype.type(0))", "is log(sigmoid(x)) = -softplus(-x), computed without overflow."), 5), 1e-6),
 	},
+	[]Op{
+		{Name: "RoPEAt", IR: "rope_at", Inputs: []string{"x", "offset"}, Manual: true,
+			Attrs: []Attr{{Name: "dims", Kind: Int}, {Name: "traditional", Kind: Bool}, {Name: "base", Kind: Float}, {Name: "scale", Kind: Float}},
+			Cpp:   "rope_at(x, dims, traditional, base, scale, offset, s)",
+			MLX:   "mx.fast.rope", NumPy: "rope_at_ref(x, dims, traditional, base, scale, offset)", DTypes: nnFloats, Grad: true, Tol: 20,
+			OperandDTypes:  map[string]string{"offset": "int32"},
+			OperandDomains: map[string]Domain{"offset": Position},
+			Doc: "is RoPE with the position offset an integer tensor: a scalar, or one offset per x.shape[0] (a batch of sequences at different positions). " +
+				"Inside Jit one traced program then serves every position, where RoPE's int offset is part of the program (a new one per token).",
+			Hint: "x needs at least 3 dimensions (…, L, D), dims must be even and at most D, and offset is an integer scalar or has x.shape[0] entries",
+			Samples: []Sample{
+				{Shapes: shapes([]int{1, 4, 8}, []int{}), Attrs: map[string]any{"dims": 8, "traditional": false, "base": 10000.0, "scale": 1.0}},
+				{Shapes: shapes([]int{2, 2, 3, 8}, []int{}), Attrs: map[string]any{"dims": 4, "traditional": true, "base": 10000.0, "scale": 0.5}},
+				{Shapes: shapes([]int{3, 1, 6}, []int{3}), Attrs: map[string]any{"dims": 6, "traditional": false, "base": 100.0, "scale": 1.0}},
+				{Shapes: shapes([]int{2, 2, 1, 8}, []int{2}), Attrs: map[string]any{"dims": 8, "traditional": true, "base": 500000.0, "scale": 1.0}},
+			}},
+	},
 )
 
 func nnRows(lists ...[]Op) []Op {

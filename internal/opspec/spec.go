@@ -78,6 +78,17 @@ const (
 	SPD                       // symmetric positive definite matrices
 	Probability               // [0, 1]
 	Keys                      // a random key: Key(seed)
+	// Bits: uniformly random 32-bit words (packed quantized codes: every
+	// bit pattern is a valid code word).
+	Bits
+	// BatchOfFirst, BatchOfSecond: valid indices (0 ≤ i < B) into the
+	// batch of matrices of the first or second operand, its axes but the
+	// last two flattened (GatherQMM's lhsIndices and rhsIndices).
+	BatchOfFirst
+	BatchOfSecond
+	// Position: a small non-negative integer (a RoPE position offset, a
+	// slice start), in range and out of it.
+	Position
 )
 
 // DTypeSet lists the dtypes an op supports, by name ("float32", ...).
@@ -160,7 +171,11 @@ type Op struct {
 	// Tol64 is the float64 relative tolerance of an op that MLX's CPU
 	// backend computes at float32 precision (Exp: its SIMD exp); OPS.md
 	// says so. 0: float64 is checked to 1e-12.
-	Tol64   float64
+	Tol64 float64
+	// TolHalf multiplies the float16 and bfloat16 tolerances of an op that
+	// MLX's CPU kernels accumulate in the input's own half precision
+	// (QuantizedMatmul sums K products in float16); OPS.md says so.
+	TolHalf float64
 	Samples []Sample // test cases (the family's defaults when empty)
 	NoNumPy string   // why there is no NumPy comparison (random ops check properties instead)
 	// NonEmpty lists the operand axes whose size must not be 0; the

@@ -29,6 +29,10 @@ func TestUpToDate(t *testing.T) {
 		"github.com/emily-go/emily/plot":                  "github_com-emily-go-emily-plot.go",
 		"github.com/emily-go/emily/models/bert":           "github_com-emily-go-emily-models-bert.go",
 		"github.com/emily-go/emily/models/bert/wordpiece": "github_com-emily-go-emily-models-bert-wordpiece.go",
+		"github.com/emily-go/emily/models/sample":         "github_com-emily-go-emily-models-sample.go",
+		"github.com/emily-go/emily/models/llama":          "github_com-emily-go-emily-models-llama.go",
+		"github.com/emily-go/emily/models/llama/bpe":      "github_com-emily-go-emily-models-llama-bpe.go",
+		"github.com/emily-go/emily/models/llama/chat":     "github_com-emily-go-emily-models-llama-chat.go",
 	} {
 		// As `yaegi extract` does in this directory.
 		ext := extract.Extractor{Dest: "symbols"}

@@ -1,0 +1,283 @@
+// Package llama is a Llama-family decoder (Llama 2 and 3, TinyLlama,
+// SmolLM2, Qwen2) read from a GGUF file, written with the public emily
+// API: the architecture comes from the GGUF metadata (head counts,
+// grouped-query attention, RoPE base and scaling, norm epsilon, tied or
+// separate output head), the weights bind to Go structs by their GGUF
+// names (float, or the Q4_0/Q4_1/Q8_0 affine triples emily.LoadGGUF
+// returns), and generation runs a jitted decode step over a KV cache of
+// fixed capacity per bucket.
+//
+//	m, _ := llama.Load(llama.DefaultPath()) // SmolLM2-135M-Instruct from `make llm`
+//	m.Generate(ctx, prompt, llama.Options{MaxTokens: 32}, func(t llama.Token) error {
+//		fmt.Println(t.ID)
+//		return nil
+//	})
+package llama
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/models/llama/bpe"
+	"github.com/emily-go/emily/models/llama/chat"
+)
+
+// Model is a loaded decoder. Generate is safe for concurrent use; calls
+// run one at a time.
+type Model struct {
+	cfg  Config
+	meta map[string]any
+	w    *weights
+
+	head    *Linear // output, or token_embd when tied
+	ropeFn  func(x, pos, fpos *emily.Tensor) *emily.Tensor
+	invFreq *emily.Tensor // (RopeDims/2) float32: base^(-2i/d)·scale / freq factor
+
+	tok  *bpe.Tokenizer
+	tmpl *chat.Template
+
+	mu    sync.Mutex               // one generation at a time
+	steps map[string]*emily.Jitted // by spec.id
+}
+
+// DefaultPath is the GGUF the tests and examples use: $EMILY_LLM when set,
+// else .deps/llm.gguf (SmolLM2-135M-Instruct, from `make llm`) in the
+// working directory or the nearest of its parents that has one.
+func DefaultPath() string {
+	if p := os.Getenv("EMILY_LLM"); p != "" {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return filepath.Join(".deps", "llm.gguf")
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, ".deps", "llm.gguf")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join(wd, ".deps", "llm.gguf")
+		}
+	}
+}
+
+// Load reads a GGUF file (emily.LoadGGUF, MLX's reader) and binds it,
+// with DefaultLoadOptions.
+func Load(path string) (*Model, error) { return LoadWith(path, DefaultLoadOptions()) }
+
+// LoadWith is Load with options.
+func LoadWith(path string, o LoadOptions) (*Model, error) {
+	var (
+		tensors map[string]*emily.Tensor
+		meta    map[string]any
+	)
+	if err := emily.Try(func() { tensors, meta = emily.LoadGGUF(path) }); err != nil {
+		return nil, fmt.Errorf("llama.Load %s: %w (fix: run `make llm`, or set EMILY_LLM to a GGUF file)", path, err)
+	}
+	m, err := FromGGUFWith(tensors, meta, o)
+	if err != nil {
+		return nil, fmt.Errorf("llama.Load %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// FromGGUF builds a model from tensors and metadata as emily.LoadGGUF
+// returns them, with DefaultLoadOptions.
+func FromGGUF(tensors map[string]*emily.Tensor, meta map[string]any) (*Model, error) {
+	return FromGGUFWith(tensors, meta, DefaultLoadOptions())
+}
+
+// FromGGUFWith is FromGGUF with options.
+func FromGGUFWith(tensors map[string]*emily.Tensor, meta map[string]any, o LoadOptions) (*Model, error) {
+	c, err := configFrom(meta)
+	if err != nil {
+		return nil, err
+	}
+	if c.VocabSize == 0 {
+		e, ok := tensors["token_embd.weight"]
+		if !ok || len(e.Shape()) != 2 {
+			return nil, fmt.Errorf("no %s.vocab_size and no 2-d token_embd.weight", c.Arch)
+		}
+		c.VocabSize = e.Shape()[0]
+	}
+	w, err := bindWeights(c, tensors)
+	if err != nil {
+		return nil, err
+	}
+	c.TiedEmbeddings = w.Output == nil
+	c.RopeFreqFactors = w.RopeFreqs != nil
+	m := &Model{cfg: c, meta: meta, w: w, steps: map[string]*emily.Jitted{}}
+	// The tokenizer and chat template, when the file has them (a model
+	// file without is still a model: it takes ids).
+	if _, ok := meta["tokenizer.ggml.tokens"]; ok {
+		if m.tok, err = bpe.FromGGUF(meta); err != nil {
+			return nil, err
+		}
+		if m.tok.VocabSize() != c.VocabSize {
+			return nil, fmt.Errorf("the tokenizer has %d tokens, the model %d", m.tok.VocabSize(), c.VocabSize)
+		}
+	}
+	if _, ok := meta["tokenizer.chat_template"]; ok {
+		if m.tmpl, err = chat.FromGGUF(meta); err != nil {
+			return nil, err
+		}
+	}
+	if err := emily.Try(func() { m.prepare(o) }); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Config returns the architecture read from the metadata.
+func (m *Model) Config() Config { return m.cfg }
+
+// Tokenizer returns the GGUF's byte-level BPE tokenizer (nil when the
+// file has none).
+func (m *Model) Tokenizer() *bpe.Tokenizer { return m.tok }
+
+// Template returns the GGUF's chat template (nil when the file has none:
+// chat.ChatML() is the explicit fallback).
+func (m *Model) Template() *chat.Template { return m.tmpl }
+
+// Metadata returns the GGUF metadata (tokenizer, chat template, …).
+func (m *Model) Metadata() map[string]any { return m.meta }
+
+// LoadOptions choose how the weights are kept.
+type LoadOptions struct {
+	// Dequantize turns quantized weights into float32 once at load (4–8×
+	// the memory) so every product is a float matmul; otherwise they stay
+	// quantized and multiply through emily.QuantizedMatmul. Load picks
+	// by device (DefaultLoadOptions).
+	Dequantize bool
+}
+
+// DefaultLoadOptions are Load's: dequantized on the CPU, where MLX's
+// quantized kernels are scalar code and OpenBLAS's float matmul is
+// faster (measured on SmolLM2: BENCHMARKS.md, TestDecodeSpeed), quantized
+// on a GPU, where memory bandwidth decides.
+func DefaultLoadOptions() LoadOptions {
+	return LoadOptions{Dequantize: emily.DefaultDevice() == "cpu"}
+}
+
+// prepare converts the weights to the forms the step multiplies by, once.
+func (m *Model) prepare(o LoadOptions) {
+	c, w := m.cfg, m.w
+	f32 := func(t *emily.Tensor) *emily.Tensor { return emily.Astype(t, emily.Float32).Eval() }
+	w.OutputNorm = f32(w.OutputNorm)
+	for i := range w.Blocks {
+		b := &w.Blocks[i]
+		b.AttnNorm, b.FFNNorm = f32(b.AttnNorm), f32(b.FFNNorm)
+		for _, l := range []*Linear{&b.Q, &b.K, &b.V, &b.O, &b.Gate, &b.Up, &b.Down} {
+			l.prepare(!o.Dequantize)
+		}
+	}
+	w.TokenEmbd.prepare(!o.Dequantize)
+	m.head = &w.TokenEmbd
+	if w.Output != nil {
+		w.Output.prepare(!o.Dequantize)
+		m.head = w.Output
+	}
+	if w.RopeFreqs == nil {
+		// MLX's fused kernel, its offset a traced input.
+		m.ropeFn = func(x, pos, _ *emily.Tensor) *emily.Tensor {
+			return emily.RoPEAt(x, c.RopeDims, c.RopeTraditional, c.RopeBase, c.RopeScale, pos)
+		}
+	} else {
+		m.ropeFn = func(x, _, fpos *emily.Tensor) *emily.Tensor { return m.rope(x, fpos) }
+	}
+	// θ_i = base^(-2i/d): llama.cpp's rope, positions times scale, each
+	// frequency divided by its rope_freqs factor when the file has them.
+	half := c.RopeDims / 2
+	inv := make([]float32, half)
+	var ff []float32
+	if w.RopeFreqs != nil {
+		ff = emily.Astype(w.RopeFreqs, emily.Float32).ToFloat32s()
+	}
+	for i := range inv {
+		f := math.Pow(c.RopeBase, -2*float64(i)/float64(c.RopeDims)) * c.RopeScale
+		if ff != nil {
+			f /= float64(ff[i])
+		}
+		inv[i] = float32(f)
+	}
+	m.invFreq = emily.FromSlice(inv, half)
+}
+
+// rope rotates the features of x (1, heads, T, headDim) at positions pos
+// (T) float32, by the frequencies of invFreq: for rope_freqs.weight, which
+// RoPEAt cannot take.
+func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
+	c := m.cfg
+	sh := x.Shape()
+	t, d, half := sh[2], c.RopeDims, c.RopeDims/2
+	ang := emily.Mul(emily.Reshape(pos, t, 1), emily.Reshape(m.invFreq, 1, half)) // (T, d/2)
+	cos, sin := emily.Cos(ang), emily.Sin(ang)
+	rot := x
+	var out *emily.Tensor
+	if c.RopeTraditional {
+		// Adjacent pairs (x0, x1), (x2, x3), …
+		p := emily.Reshape(rot, sh[0], sh[1], t, half, 2)
+		x0 := emily.Slice(p, emily.Ellipsis, 0)
+		x1 := emily.Slice(p, emily.Ellipsis, 1)
+		o0 := emily.Sub(emily.Mul(x0, cos), emily.Mul(x1, sin))
+		o1 := emily.Add(emily.Mul(x0, sin), emily.Mul(x1, cos))
+		out = emily.Reshape(emily.Stack([]*emily.Tensor{o0, o1}, -1), sh[0], sh[1], t, d)
+	} else {
+		// The two halves (x_i, x_{i+d/2}): NEOX.
+		x0 := emily.Slice(rot, emily.Ellipsis, emily.R(0, half))
+		x1 := emily.Slice(rot, emily.Ellipsis, emily.R(half, d))
+		o0 := emily.Sub(emily.Mul(x0, cos), emily.Mul(x1, sin))
+		o1 := emily.Add(emily.Mul(x0, sin), emily.Mul(x1, cos))
+		out = emily.Concatenate([]*emily.Tensor{o0, o1}, -1)
+	}
+	return out
+}
+
+// step is the decoder on one chunk: tokens (1, T) int32 at positions
+// pos … pos+T-1 (pos a 0-d int32), with the caches kv[2i], kv[2i+1] (1,
+// KVHeads, C, HeadDim) float32 of layer i holding positions < pos. It
+// returns the logits (1, vocab) of the token at index last (0-d int32)
+// of the chunk, and the caches with the chunk's keys and values written
+// at pos. Keys at positions past a
+// query's own are masked, so whatever the cache holds there (padding of
+// a chunk, a longer earlier generation) is never seen.
+func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logits *emily.Tensor, out []*emily.Tensor) {
+	c := m.cfg
+	t := tokens.Shape()[1]
+	capacity := kv[0].Shape()[2]
+	hd := c.HeadDim
+
+	ipos := emily.Add(pos, emily.Arange(t)) // (T) int32
+	fpos := emily.Astype(ipos, emily.Float32)
+	mask := emily.Reshape(emily.LessEqual(emily.Reshape(emily.Arange(capacity), 1, capacity), emily.Reshape(ipos, t, 1)), 1, 1, t, capacity)
+	scale := 1 / math.Sqrt(float64(hd))
+
+	x := m.w.TokenEmbd.rows(tokens) // (1, T, hidden)
+	heads := func(y *emily.Tensor, n int) *emily.Tensor {
+		return emily.Transpose(emily.Reshape(y, 1, t, n, hd), 0, 2, 1, 3)
+	}
+	out = make([]*emily.Tensor, len(kv))
+	for i := range m.w.Blocks {
+		b := &m.w.Blocks[i]
+		h := emily.RMSNorm(x, b.AttnNorm, c.NormEps)
+		q := m.ropeFn(heads(b.Q.apply(h), c.Heads), pos, fpos)
+		k := m.ropeFn(heads(b.K.apply(h), c.KVHeads), pos, fpos)
+		v := heads(b.V.apply(h), c.KVHeads)
+		kc := emily.DynamicSetSlice(kv[2*i], k, pos, []int{2})
+		vc := emily.DynamicSetSlice(kv[2*i+1], v, pos, []int{2})
+		out[2*i], out[2*i+1] = kc, vc
+		a := emily.ScaledDotProductAttentionMasked(q, kc, vc, mask, scale)
+		a = emily.Reshape(emily.Transpose(a, 0, 2, 1, 3), 1, t, c.Heads*hd)
+		x = emily.Add(x, b.O.apply(a))
+		h = emily.RMSNorm(x, b.FFNNorm, c.NormEps)
+		x = emily.Add(x, b.Down.apply(emily.Mul(emily.Silu(b.Gate.apply(h)), b.Up.apply(h))))
+	}
+	x = emily.Take(x, last, 1) // (1, hidden)
+	x = emily.RMSNorm(x, m.w.OutputNorm, c.NormEps)
+	return m.head.apply(x), out
+}
