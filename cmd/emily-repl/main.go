@@ -6,8 +6,10 @@
 //	emily-repl kernel -f CONN       run as a Jupyter kernel
 //	emily-repl install [--user|--prefix P]
 //	                                install the "emily" Jupyter kernelspec
+//	emily-repl serve --model PATH [--embeddings] [--addr HOST:PORT]
+//	                                serve models through the OpenAI-compatible API
 //	emily-repl serve-embeddings --addr HOST:PORT
-//	                                serve MiniLM sentence embeddings over HTTP
+//	                                serve MiniLM sentence embeddings over HTTP (POST /embed)
 //	emily-repl generate [--model PATH] [flags] PROMPT
 //	                                print PROMPT's continuation as it is generated
 //	emily-repl tokenize [--model PATH] < LINES
@@ -55,6 +57,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return supervisor.WorkerMain()
 		case "install":
 			return runInstall(args[1:], stdout, stderr)
+		case "serve":
+			return runServe(args[1:], stdout, stderr)
 		case "serve-embeddings":
 			return runServeEmbeddings(args[1:], stdout, stderr)
 		case "generate":
@@ -125,6 +129,11 @@ Usage:
   emily-repl kernel -f CONN   run as a Jupyter kernel (Jupyter starts this)
   emily-repl install [--user | --prefix DIR]
                               install the "emily" Jupyter kernelspec
+  emily-repl serve [--model PATH] [--embeddings] [--addr HOST:PORT] ...
+                              serve a GGUF language model (and with --embeddings MiniLM)
+                              through OpenAI's API on 127.0.0.1:8080: POST
+                              /v1/chat/completions, /v1/completions, /v1/embeddings;
+                              GET /v1/models, /health, /metrics (-h lists flags)
   emily-repl serve-embeddings [--addr HOST:PORT] [--max-batch N] [--max-wait D] ...
                               serve all-MiniLM-L6-v2 sentence embeddings over HTTP
                               (POST /embed {"texts": [...]}, GET / health; -h lists flags)
