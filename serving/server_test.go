@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -516,5 +517,49 @@ func TestRunBatchesGroupsAndAnswersEach(t *testing.T) {
 		if sizes[i] != want[i] {
 			t.Fatalf("batch sizes %v, want %v", sizes, want)
 		}
+	}
+}
+
+// TestServeStreamOutlivesWriteLimit: through Serve's real listener with a
+// write limit of 150 ms, a stream that takes far longer (20 tokens, 30 ms
+// each) is whole, because each event moves the deadline on; and Serve
+// returns once its context ends.
+func TestServeStreamOutlivesWriteLimit(t *testing.T) {
+	s, err := NewServer(Options{Generator: &fakeGen{step: 30 * time.Millisecond}, Model: "m",
+		Limits: HTTPLimits{ReadHeader: time.Second, ReadBody: time.Second, Write: 150 * time.Millisecond, Idle: time.Second, MaxConns: 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, time.Second) }()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/v1/completions", "application/json",
+		strings.NewReader(`{"model": "m", "prompt": "p", "max_tokens": 20, "temperature": 0, "stream": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := events(t, resp.Body)
+	resp.Body.Close()
+	var text strings.Builder
+	for _, e := range ev[:len(ev)-1] {
+		var c struct{ Choices []struct{ Text string } }
+		json.Unmarshal([]byte(e), &c)
+		text.WriteString(c.Choices[0].Text)
+	}
+	if ev[len(ev)-1] != "[DONE]" || text.String() != "abcdefghijklmnopqrst" {
+		t.Errorf("a 600 ms stream under a 150 ms write limit: %q, last event %q", text.String(), ev[len(ev)-1])
+	}
+	cancel()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after its context ended")
 	}
 }
