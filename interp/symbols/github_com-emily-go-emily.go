@@ -142,6 +142,7 @@ func init() {
 		"FromSlice":                       reflect.ValueOf(emily.FromSlice),
 		"Full":                            reflect.ValueOf(emily.Full),
 		"FullOf":                          reflect.ValueOf(emily.FullOf),
+		"FuseCXXFlags":                    reflect.ValueOf(emily.FuseCXXFlags),
 		"FuseCXXFlagsEnv":                 reflect.ValueOf(constant.MakeFromLiteral("\"EMILY_FUSE_CXXFLAGS\"", token.STRING, 0)),
 		"GatherQMM":                       reflect.ValueOf(emily.GatherQMM),
 		"Gelu":                            reflect.ValueOf(emily.Gelu),

@@ -4,7 +4,7 @@ package symbols
 
 import "reflect"
 
-//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/emily-go/emily github.com/emily-go/emily/compiler github.com/emily-go/emily/display github.com/emily-go/emily/plot github.com/emily-go/emily/models/bert github.com/emily-go/emily/models/bert/wordpiece github.com/emily-go/emily/models/sample github.com/emily-go/emily/models/llama github.com/emily-go/emily/models/llama/bpe github.com/emily-go/emily/models/llama/chat
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract github.com/emily-go/emily github.com/emily-go/emily/compiler github.com/emily-go/emily/display github.com/emily-go/emily/plot github.com/emily-go/emily/models/bert github.com/emily-go/emily/models/bert/wordpiece github.com/emily-go/emily/models/sample github.com/emily-go/emily/models/llama github.com/emily-go/emily/models/llama/bpe github.com/emily-go/emily/models/llama/chat github.com/emily-go/emily/serving github.com/emily-go/emily/serving/llamaserve
 
 // Symbols maps "importpath/pkgname" to the package's exported symbols, in
 // the form interp.Use expects.
