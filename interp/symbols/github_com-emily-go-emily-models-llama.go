@@ -10,20 +10,24 @@ import (
 func init() {
 	Symbols["github.com/emily-go/emily/models/llama/llama"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"DefaultPath": reflect.ValueOf(llama.DefaultPath),
-		"Evaluator":   reflect.ValueOf(llama.Evaluator),
-		"FromGGUF":    reflect.ValueOf(llama.FromGGUF),
-		"Fuse":        reflect.ValueOf(llama.Fuse),
-		"Load":        reflect.ValueOf(llama.Load),
-		"Native":      reflect.ValueOf(llama.Native),
+		"DefaultLoadOptions": reflect.ValueOf(llama.DefaultLoadOptions),
+		"DefaultPath":        reflect.ValueOf(llama.DefaultPath),
+		"Evaluator":          reflect.ValueOf(llama.Evaluator),
+		"FromGGUF":           reflect.ValueOf(llama.FromGGUF),
+		"FromGGUFWith":       reflect.ValueOf(llama.FromGGUFWith),
+		"Fuse":               reflect.ValueOf(llama.Fuse),
+		"Load":               reflect.ValueOf(llama.Load),
+		"LoadWith":           reflect.ValueOf(llama.LoadWith),
+		"Native":             reflect.ValueOf(llama.Native),
 
 		// type definitions
-		"Config":  reflect.ValueOf((*llama.Config)(nil)),
-		"Lane":    reflect.ValueOf((*llama.Lane)(nil)),
-		"Linear":  reflect.ValueOf((*llama.Linear)(nil)),
-		"Model":   reflect.ValueOf((*llama.Model)(nil)),
-		"Options": reflect.ValueOf((*llama.Options)(nil)),
-		"Result":  reflect.ValueOf((*llama.Result)(nil)),
-		"Token":   reflect.ValueOf((*llama.Token)(nil)),
+		"Config":      reflect.ValueOf((*llama.Config)(nil)),
+		"Lane":        reflect.ValueOf((*llama.Lane)(nil)),
+		"Linear":      reflect.ValueOf((*llama.Linear)(nil)),
+		"LoadOptions": reflect.ValueOf((*llama.LoadOptions)(nil)),
+		"Model":       reflect.ValueOf((*llama.Model)(nil)),
+		"Options":     reflect.ValueOf((*llama.Options)(nil)),
+		"Result":      reflect.ValueOf((*llama.Result)(nil)),
+		"Token":       reflect.ValueOf((*llama.Token)(nil)),
 	}
 }
