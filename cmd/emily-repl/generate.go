@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -60,6 +61,9 @@ func runGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	settings := g.settings()
 	lane, err := g.laneOf()
 	if err != nil {
+		return fail(err)
+	}
+	if err := settings.Validate(math.MaxInt32); err != nil { // the ranges, before the model loads
 		return fail(err)
 	}
 	m, tok, err := g.loadModel()

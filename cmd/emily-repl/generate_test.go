@@ -232,3 +232,36 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestGeneratePenalties: the penalty flags reach the sampler. Greedy
+// decoding with a strong presence penalty cannot repeat a token, so the
+// counting that plain greedy decoding does ("1, 2, 3, ...": the comma
+// again and again) changes.
+func TestGeneratePenalties(t *testing.T) {
+	path := llmPath(t)
+	plain, errOut, code := runCmd(t, "", "generate", "--model", path, "--max-tokens", "16", "1, 2, 3, 4,")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, flags := range [][]string{
+		{"--presence-penalty", "100"},
+		{"--frequency-penalty", "100"},
+		{"--repeat-penalty", "100"},
+		{"--temperature", "0.7", "--seed", "1", "--presence-penalty", "100"}, // sampled: the key and the counts both in the step
+	} {
+		args := append(append([]string{"generate", "--model", path, "--max-tokens", "16"}, flags...), "1, 2, 3, 4,")
+		out, errOut, code := runCmd(t, "", args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d\n%s", flags, code, errOut)
+			continue
+		}
+		if out == plain || strings.Count(out, ",") > 1 {
+			t.Errorf("%v: %q, plain greedy %q: the penalty should stop the commas repeating", flags, out, plain)
+		}
+	}
+	// A bad value is an error naming the setting, before the model loads.
+	_, errOut, code = runCmd(t, "", "generate", "--model", path, "--repeat-penalty", "-1", "x")
+	if code == 0 || !strings.Contains(errOut, "RepetitionPenalty") {
+		t.Errorf("--repeat-penalty -1: exit %d, %q", code, errOut)
+	}
+}

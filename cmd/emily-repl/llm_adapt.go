@@ -12,9 +12,16 @@ import (
 
 type chatMessage = chat.Message
 
-// generate runs one generation through m, streaming into s.
-func generate(ctx context.Context, m *llama.Model, prompt []int, g *genFlags, st sample.Settings, lane llama.Lane, s *streamer) (llama.Result, error) {
+// generate runs one generation through m, streaming into s. A panic in
+// the model is returned as an error: the chat goes on, and generate
+// prints a message, not a Go stack.
+func generate(ctx context.Context, m *llama.Model, prompt []int, g *genFlags, st sample.Settings, lane llama.Lane, s *streamer) (res llama.Result, err error) {
 	o := llama.Options{MaxTokens: g.maxTokens, Sampling: st, Stop: g.stops, Lane: lane}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("llama.Generate failed: %v", r)
+		}
+	}()
 	return m.Generate(ctx, prompt, o, s.token)
 }
 
