@@ -63,7 +63,7 @@ type genFlags struct {
 
 func addGenFlags(fs *flag.FlagSet, maxTokens int) *genFlags {
 	g := &genFlags{fs: fs}
-	fs.StringVar(&g.model, "model", "", "GGUF file (default: $EMILY_LLM, else .deps/llm.gguf from `make llm`)")
+	fs.StringVar(&g.model, "model", "", "`PATH` of the GGUF file (default: $EMILY_LLM, else .deps/llm.gguf, which make llm fetches)")
 	fs.IntVar(&g.maxTokens, "max-tokens", maxTokens, "most tokens to generate (0: until the end of generation or the context is full)")
 	fs.Float64Var(&g.temperature, "temperature", 0, "sampling temperature; 0 is greedy (the most likely token every time)")
 	fs.Float64Var(&g.topP, "top-p", 0, "nucleus sampling: keep the most likely tokens whose probability adds up to P (0 or 1: off)")
