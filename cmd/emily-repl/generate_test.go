@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -263,5 +264,46 @@ func TestGeneratePenalties(t *testing.T) {
 	_, errOut, code = runCmd(t, "", "generate", "--model", path, "--repeat-penalty", "-1", "x")
 	if code == 0 || !strings.Contains(errOut, "RepetitionPenalty") {
 		t.Errorf("--repeat-penalty -1: exit %d, %q", code, errOut)
+	}
+}
+
+// TestDefaultModelBesideTheBinary: without --model and EMILY_LLM, and
+// with no .deps/llm.gguf above the working directory, the commands use
+// the one of the checkout the binary sits in (bin/emily-repl →
+// ../.deps/llm.gguf), so an installed binary works from any directory.
+func TestDefaultModelBesideTheBinary(t *testing.T) {
+	path := llmPath(t)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkout := t.TempDir()
+	os.MkdirAll(filepath.Join(checkout, "bin"), 0o755)
+	os.MkdirAll(filepath.Join(checkout, ".deps"), 0o755)
+	if err := os.Symlink(abs, filepath.Join(checkout, ".deps", "llm.gguf")); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(checkout, "bin", "emily-repl")
+	if err := os.Symlink(binary(t), bin); err != nil {
+		t.Fatal(err)
+	}
+	run := func(env ...string) (string, string) {
+		cmd := exec.Command(bin, "tokenize")
+		cmd.Dir = t.TempDir() // no .deps above it
+		cmd.Env = append(os.Environ(), "EMILY_LLM=")
+		cmd.Env = append(cmd.Env, env...)
+		cmd.Stdin = strings.NewReader("Hello world\n")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		cmd.Run()
+		return out.String(), errb.String()
+	}
+	// The link resolves to the test build, outside the checkout: the
+	// lookup also follows the path the binary was started by.
+	if out, errOut := run(); out != "[19556,905]\n" {
+		t.Errorf("tokenize from elsewhere: %q %q", out, errOut)
+	}
+	if _, errOut := run("EMILY_LLM=/nonexistent.gguf"); !strings.Contains(errOut, "/nonexistent.gguf") {
+		t.Errorf("EMILY_LLM must win over the checkout's model: %q", errOut)
 	}
 }

@@ -23,20 +23,29 @@ import (
 
 // defaultModel is the GGUF the commands use without --model: $EMILY_LLM,
 // else .deps/llm.gguf (`make llm`) in the working directory or its
-// nearest parent that has one (llama.DefaultPath), else the one in the
-// checkout this binary was built in (bin/emily-repl → ../.deps/llm.gguf),
-// so that the installed binary finds it from any directory.
+// nearest parent that has one (llama.DefaultPath), else the one of the
+// checkout this binary sits in (bin/emily-repl → ../.deps/llm.gguf; the
+// binary as started, or the file it links to), so that an installed or
+// linked binary finds it from any directory.
 func defaultModel() string {
 	p := llama.DefaultPath()
 	if _, err := os.Stat(p); err == nil || os.Getenv("EMILY_LLM") != "" {
 		return p
 	}
+	var bins []string
+	if strings.ContainsRune(os.Args[0], os.PathSeparator) {
+		bins = append(bins, os.Args[0])
+	}
 	if exe, err := os.Executable(); err == nil {
-		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			q := filepath.Join(filepath.Dir(filepath.Dir(exe)), ".deps", "llm.gguf")
-			if _, err := os.Stat(q); err == nil {
-				return q
-			}
+		bins = append(bins, exe)
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			bins = append(bins, real)
+		}
+	}
+	for _, b := range bins {
+		q := filepath.Join(filepath.Dir(filepath.Dir(b)), ".deps", "llm.gguf")
+		if _, err := os.Stat(q); err == nil {
+			return q
 		}
 	}
 	return p
