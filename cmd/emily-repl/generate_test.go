@@ -80,9 +80,15 @@ func TestGenerateGreedyPrintsTheModelsContinuation(t *testing.T) {
 	if out != want+"\n" {
 		t.Errorf("generate printed %q, the model's greedy continuation is %q", out, want)
 	}
-	// The prompt on stdin gives the same.
+	// The prompt on stdin gives the same, and so does the evaluator lane.
 	if again, _, _ := runCmd(t, francePrompt+"\n", "generate", "--model", path, "--max-tokens", "12"); again != out {
 		t.Errorf("prompt on stdin: %q, on the command line: %q", again, out)
+	}
+	if eval, errOut, _ := runCmd(t, "", "generate", "--model", path, "--max-tokens", "12", "--lane", "eval", francePrompt); eval != out {
+		t.Errorf("--lane eval: %q (%s), native: %q", eval, errOut, out)
+	}
+	if _, errOut, code := runCmd(t, "", "generate", "--model", path, "--lane", "gpu", francePrompt); code == 0 || !strings.Contains(errOut, "native, fuse or eval") {
+		t.Errorf("--lane gpu: exit %d, %q", code, errOut)
 	}
 }
 
