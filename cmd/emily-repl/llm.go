@@ -153,10 +153,7 @@ func (s *streamer) token(t llama.Token) error {
 	s.n++
 	if t.Text != "" {
 		s.text.WriteString(t.Text)
-		io.WriteString(s.w, t.Text)
-		if f, ok := s.w.(*os.File); ok {
-			f.Sync()
-		}
+		io.WriteString(s.w, t.Text) // an *os.File is unbuffered: the text shows now
 	}
 	return nil
 }
