@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -52,6 +53,9 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 	settings := g.settings()
 	lane, err := g.laneOf()
 	if err != nil {
+		return fail(err)
+	}
+	if err := settings.Validate(math.MaxInt32); err != nil { // the ranges, before the model loads
 		return fail(err)
 	}
 	m, tok, err := g.loadModel()

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -62,6 +63,9 @@ func runGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	if err := settings.Validate(math.MaxInt32); err != nil { // the ranges, before the model loads
+		return fail(err)
+	}
 	m, tok, err := g.loadModel()
 	if err != nil {
 		return fail(err)
@@ -114,7 +118,7 @@ func runGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func runTokenize(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("emily-repl tokenize", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	model := fs.String("model", "", "GGUF file (default: $EMILY_LLM, else .deps/llm.gguf from `make llm`)")
+	model := fs.String("model", "", "`PATH` of the GGUF file (default: $EMILY_LLM, else .deps/llm.gguf, which make llm fetches)")
 	noSpecial := fs.Bool("no-bos", false, "add no BOS/EOS even where the model's metadata asks for them")
 	noParse := fs.Bool("no-parse-special", false, "tokenize control-token text such as <|im_start|> as plain text")
 	fs.Usage = func() {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -79,9 +80,15 @@ func TestGenerateGreedyPrintsTheModelsContinuation(t *testing.T) {
 	if out != want+"\n" {
 		t.Errorf("generate printed %q, the model's greedy continuation is %q", out, want)
 	}
-	// The prompt on stdin gives the same.
+	// The prompt on stdin gives the same, and so does the evaluator lane.
 	if again, _, _ := runCmd(t, francePrompt+"\n", "generate", "--model", path, "--max-tokens", "12"); again != out {
 		t.Errorf("prompt on stdin: %q, on the command line: %q", again, out)
+	}
+	if eval, errOut, _ := runCmd(t, "", "generate", "--model", path, "--max-tokens", "12", "--lane", "eval", francePrompt); eval != out {
+		t.Errorf("--lane eval: %q (%s), native: %q", eval, errOut, out)
+	}
+	if _, errOut, code := runCmd(t, "", "generate", "--model", path, "--lane", "gpu", francePrompt); code == 0 || !strings.Contains(errOut, "native, fuse or eval") {
+		t.Errorf("--lane gpu: exit %d, %q", code, errOut)
 	}
 }
 
@@ -231,4 +238,78 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestGeneratePenalties: the penalty flags reach the sampler. Greedy
+// decoding with a strong presence penalty cannot repeat a token, so the
+// counting that plain greedy decoding does ("1, 2, 3, ...": the comma
+// again and again) changes.
+func TestGeneratePenalties(t *testing.T) {
+	path := llmPath(t)
+	plain, errOut, code := runCmd(t, "", "generate", "--model", path, "--max-tokens", "16", "1, 2, 3, 4,")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, flags := range [][]string{
+		{"--presence-penalty", "100"},
+		{"--frequency-penalty", "100"},
+		{"--repeat-penalty", "100"},
+		{"--temperature", "0.7", "--seed", "1", "--presence-penalty", "100"}, // sampled: the key and the counts both in the step
+	} {
+		args := append(append([]string{"generate", "--model", path, "--max-tokens", "16"}, flags...), "1, 2, 3, 4,")
+		out, errOut, code := runCmd(t, "", args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d\n%s", flags, code, errOut)
+			continue
+		}
+		if out == plain || strings.Count(out, ",") > 1 {
+			t.Errorf("%v: %q, plain greedy %q: the penalty should stop the commas repeating", flags, out, plain)
+		}
+	}
+	// A bad value is an error naming the setting, before the model loads.
+	_, errOut, code = runCmd(t, "", "generate", "--model", path, "--repeat-penalty", "-1", "x")
+	if code == 0 || !strings.Contains(errOut, "RepetitionPenalty") {
+		t.Errorf("--repeat-penalty -1: exit %d, %q", code, errOut)
+	}
+}
+
+// TestDefaultModelBesideTheBinary: without --model and EMILY_LLM, and
+// with no .deps/llm.gguf above the working directory, the commands use
+// the one of the checkout the binary sits in (bin/emily-repl →
+// ../.deps/llm.gguf), so an installed binary works from any directory.
+func TestDefaultModelBesideTheBinary(t *testing.T) {
+	path := llmPath(t)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkout := t.TempDir()
+	os.MkdirAll(filepath.Join(checkout, "bin"), 0o755)
+	os.MkdirAll(filepath.Join(checkout, ".deps"), 0o755)
+	if err := os.Symlink(abs, filepath.Join(checkout, ".deps", "llm.gguf")); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(checkout, "bin", "emily-repl")
+	if err := os.Symlink(binary(t), bin); err != nil {
+		t.Fatal(err)
+	}
+	run := func(env ...string) (string, string) {
+		cmd := exec.Command(bin, "tokenize")
+		cmd.Dir = t.TempDir() // no .deps above it
+		cmd.Env = append(os.Environ(), "EMILY_LLM=")
+		cmd.Env = append(cmd.Env, env...)
+		cmd.Stdin = strings.NewReader("Hello world\n")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		cmd.Run()
+		return out.String(), errb.String()
+	}
+	// The link resolves to the test build, outside the checkout: the
+	// lookup also follows the path the binary was started by.
+	if out, errOut := run(); out != "[19556,905]\n" {
+		t.Errorf("tokenize from elsewhere: %q %q", out, errOut)
+	}
+	if _, errOut := run("EMILY_LLM=/nonexistent.gguf"); !strings.Contains(errOut, "/nonexistent.gguf") {
+		t.Errorf("EMILY_LLM must win over the checkout's model: %q", errOut)
+	}
 }

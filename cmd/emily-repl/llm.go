@@ -5,6 +5,7 @@ package main
 // into text on the terminal.
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -16,25 +17,35 @@ import (
 
 	"github.com/emily-go/emily/models/llama"
 	"github.com/emily-go/emily/models/llama/bpe"
+	"github.com/emily-go/emily/models/llama/chat"
 	"github.com/emily-go/emily/models/sample"
 )
 
 // defaultModel is the GGUF the commands use without --model: $EMILY_LLM,
 // else .deps/llm.gguf (`make llm`) in the working directory or its
-// nearest parent that has one (llama.DefaultPath), else the one in the
-// checkout this binary was built in (bin/emily-repl → ../.deps/llm.gguf),
-// so that the installed binary finds it from any directory.
+// nearest parent that has one (llama.DefaultPath), else the one of the
+// checkout this binary sits in (bin/emily-repl → ../.deps/llm.gguf; the
+// binary as started, or the file it links to), so that an installed or
+// linked binary finds it from any directory.
 func defaultModel() string {
 	p := llama.DefaultPath()
 	if _, err := os.Stat(p); err == nil || os.Getenv("EMILY_LLM") != "" {
 		return p
 	}
+	var bins []string
+	if strings.ContainsRune(os.Args[0], os.PathSeparator) {
+		bins = append(bins, os.Args[0])
+	}
 	if exe, err := os.Executable(); err == nil {
-		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			q := filepath.Join(filepath.Dir(filepath.Dir(exe)), ".deps", "llm.gguf")
-			if _, err := os.Stat(q); err == nil {
-				return q
-			}
+		bins = append(bins, exe)
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			bins = append(bins, real)
+		}
+	}
+	for _, b := range bins {
+		q := filepath.Join(filepath.Dir(filepath.Dir(b)), ".deps", "llm.gguf")
+		if _, err := os.Stat(q); err == nil {
+			return q
 		}
 	}
 	return p
@@ -63,7 +74,7 @@ type genFlags struct {
 
 func addGenFlags(fs *flag.FlagSet, maxTokens int) *genFlags {
 	g := &genFlags{fs: fs}
-	fs.StringVar(&g.model, "model", "", "GGUF file (default: $EMILY_LLM, else .deps/llm.gguf from `make llm`)")
+	fs.StringVar(&g.model, "model", "", "`PATH` of the GGUF file (default: $EMILY_LLM, else .deps/llm.gguf, which make llm fetches)")
 	fs.IntVar(&g.maxTokens, "max-tokens", maxTokens, "most tokens to generate (0: until the end of generation or the context is full)")
 	fs.Float64Var(&g.temperature, "temperature", 0, "sampling temperature; 0 is greedy (the most likely token every time)")
 	fs.Float64Var(&g.topP, "top-p", 0, "nucleus sampling: keep the most likely tokens whose probability adds up to P (0 or 1: off)")
@@ -142,10 +153,7 @@ func (s *streamer) token(t llama.Token) error {
 	s.n++
 	if t.Text != "" {
 		s.text.WriteString(t.Text)
-		io.WriteString(s.w, t.Text)
-		if f, ok := s.w.(*os.File); ok {
-			f.Sync()
-		}
+		io.WriteString(s.w, t.Text) // an *os.File is unbuffered: the text shows now
 	}
 	return nil
 }
@@ -177,4 +185,35 @@ func ms(d time.Duration) string {
 		return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
 	}
 	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+type chatMessage = chat.Message
+
+// generate runs one generation through m, streaming into s. A panic in
+// the model is returned as an error: the chat goes on, and generate
+// prints a message, not a Go stack.
+func generate(ctx context.Context, m *llama.Model, prompt []int, g *genFlags, st sample.Settings, lane llama.Lane, s *streamer) (res llama.Result, err error) {
+	o := llama.Options{MaxTokens: g.maxTokens, Sampling: st, Stop: g.stops, Lane: lane}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("llama.Generate failed: %v", r)
+		}
+	}()
+	return m.Generate(ctx, prompt, o, s.token)
+}
+
+// renderChat renders msgs with the model's chat template (and the
+// assistant's turn opened) and tokenizes the prompt as Hugging Face's
+// apply_chat_template(tokenize=True) does: control tokens read as
+// themselves, no BOS added (the template writes one where it wants it).
+func renderChat(m *llama.Model, tok *bpe.Tokenizer, msgs []chatMessage) ([]int, error) {
+	t := m.Template()
+	if t == nil {
+		return nil, fmt.Errorf("the GGUF has no chat template (fix: leave out --chat, or use a chat model's GGUF)")
+	}
+	text, err := t.Render(msgs, true)
+	if err != nil {
+		return nil, err
+	}
+	return tok.Encode(text, false, true), nil
 }

@@ -149,6 +149,10 @@ func (m *Model) Step(o Options) (*emily.Jitted, error) {
 	return m.jitted(sp), nil
 }
 
+// maxSteps bounds the jitted steps a Model keeps (one per lane, sampling
+// settings less the seed, and top-n).
+const maxSteps = 8
+
 func (m *Model) jitted(sp spec) *emily.Jitted {
 	id := sp.id()
 	if j, ok := m.steps[id]; ok {
@@ -215,9 +219,17 @@ func (m *Model) jitted(sp spec) *emily.Jitted {
 	// practice.
 	j, err := emily.CompileNamed(fmt.Sprintf("llama.step[%s]", id), fn.Interface(), append(sp.lane.options(), emily.WithCacheSize(128))...)
 	if err != nil {
-		panic(err)
+		panic(err) // the signature is all *Tensor and the options are fixed: cannot fail
+	}
+	// Each distinct sampling setting traces its own programs: keep the
+	// last maxSteps of them, so a session trying many settings does not
+	// hold every program it ever made.
+	if len(m.stepOrder) >= maxSteps {
+		delete(m.steps, m.stepOrder[0])
+		m.stepOrder = m.stepOrder[1:]
 	}
 	m.steps[id] = j
+	m.stepOrder = append(m.stepOrder, id)
 	return j
 }
 

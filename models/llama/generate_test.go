@@ -265,4 +265,20 @@ func TestSamplingInTheStep(t *testing.T) {
 	if _, err := m.Generate(context.Background(), prompt, llama.Options{Sampling: sample.Settings{Temperature: -1}}, func(llama.Token) error { return nil }); err == nil {
 		t.Error("temperature -1: no error")
 	}
+	// Many settings: the model keeps a bounded number of jitted steps
+	// (an evicted one is made again when its settings come back).
+	first, _ := m.Step(llama.Options{Sampling: sample.Settings{Temperature: 0.5}})
+	for i := range 12 {
+		if _, err := m.Step(llama.Options{Sampling: sample.Settings{Temperature: 0.6 + 0.1*float64(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again, _ := m.Step(llama.Options{Sampling: sample.Settings{Temperature: 0.5}}); again == first {
+		t.Error("13 settings later, the first one's step is still kept: the steps are not bounded")
+	}
+	if a, _ := m.Step(llama.Options{}); a == nil {
+		t.Error("no step")
+	} else if b, _ := m.Step(llama.Options{}); a != b {
+		t.Error("the same options made two steps")
+	}
 }

@@ -40,8 +40,9 @@ type Model struct {
 	tok  *bpe.Tokenizer
 	tmpl *chat.Template
 
-	mu    sync.Mutex               // one generation at a time
-	steps map[string]*emily.Jitted // by spec.id
+	mu        sync.Mutex               // one generation at a time
+	steps     map[string]*emily.Jitted // by spec.id
+	stepOrder []string                 // steps' keys, oldest first
 }
 
 // DefaultPath is the GGUF the tests and examples use: $EMILY_LLM when set,

@@ -49,8 +49,9 @@ type Linear struct {
 	Bits, Group int
 
 	// wt is the float Wᵀ (in, out) the forward pass multiplies by; nil
-	// when a quantized weight is kept quantized (QuantizedMatmul).
-	wt *emily.Tensor
+	// when a quantized weight is kept quantized (QuantizedMatmul). w is
+	// the float W (out, in) it is a view of.
+	w, wt *emily.Tensor
 }
 
 // Quantized reports whether the weight is stored quantized.
@@ -118,9 +119,12 @@ func (l *Linear) prepare(keepQuantized bool) {
 		l.Biases = emily.Astype(l.Biases, emily.Float32).Eval()
 		return
 	}
-	// A transposed view: MLX's matmul reads it as a transposed BLAS
-	// operand, so no copy is made.
-	l.wt = emily.Transpose(l.float()).Eval()
+	// wt is a transposed view of w: MLX's matmul reads it as a
+	// transposed BLAS operand, so no copy is made, and the embedding
+	// lookup takes rows of w itself (a take from the view would copy the
+	// whole table first, every step).
+	l.w = l.float().Eval()
+	l.wt = emily.Transpose(l.w).Eval()
 }
 
 // apply is x·Wᵀ (+ bias).
@@ -142,7 +146,7 @@ func (l *Linear) apply(x *emily.Tensor) *emily.Tensor {
 // QuantizedEmbedding), so the full table is never made.
 func (l *Linear) rows(ids *emily.Tensor) *emily.Tensor {
 	if l.wt != nil {
-		return emily.Take(emily.Transpose(l.wt), ids, 0)
+		return emily.Take(l.w, ids, 0)
 	}
 	return emily.Dequantize(emily.Take(l.Weight, ids, 0), emily.Take(l.Scales, ids, 0), emily.Take(l.Biases, ids, 0), l.Group, l.Bits)
 }
