@@ -563,3 +563,25 @@ func TestServeStreamOutlivesWriteLimit(t *testing.T) {
 		t.Fatal("Serve did not return after its context ended")
 	}
 }
+
+type panicGen struct{ fakeGen }
+
+func (p *panicGen) Generate(ctx context.Context, prompt []int, o GenerateOptions, emit func(Token) error) (GenerateResult, error) {
+	if o.PresencePenalty != 0 {
+		panic("reflect.FuncOf: too many arguments")
+	}
+	return p.fakeGen.Generate(ctx, prompt, o, emit)
+}
+
+// TestPanicInGeneratorIs500AndServerGoesOn: a panic inside the model
+// fails its request with a 500 that names it; the next request is served.
+func TestPanicInGeneratorIs500AndServerGoesOn(t *testing.T) {
+	_, hs := newTestServer(t, Options{Generator: &panicGen{}, Model: "m"})
+	code, _, v := post(t, hs.URL+"/v1/completions", `{"model": "m", "prompt": "p", "max_tokens": 2, "presence_penalty": 1}`)
+	if _, msg := errParam(v); code != 500 || !strings.Contains(msg, "too many arguments") {
+		t.Errorf("panicking model: %d %v", code, v)
+	}
+	if code, _, v := post(t, hs.URL+"/v1/completions", `{"model": "m", "prompt": "p", "max_tokens": 2}`); code != 200 {
+		t.Errorf("the next request: %d %v", code, v)
+	}
+}
