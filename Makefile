@@ -87,7 +87,7 @@ test-corpus:
 # The concurrent parts: the wire kernel, the session, the compiler cache,
 # and goroutines sharing MLX through the shim (root package).
 test-race:
-	$(GO) test -race ./kernel/ ./interp/ ./compiler/ ./mlxbind/ .
+	$(GO) test -race ./kernel/ ./interp/ ./compiler/ ./mlxbind/ ./serving/ .
 
 test-py: build
 	$(PY) -m pytest -q tests/

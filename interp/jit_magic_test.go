@@ -165,6 +165,20 @@ func TestIRMagic(t *testing.T) {
 	if r := run(t, s, "%ir"); errorName(r.err) != MagicError {
 		t.Errorf("%%ir alone: %v", r.err)
 	}
+	// An *emily.Jitted value (a package's compiled function) shows too,
+	// by a name or an expression.
+	mustRun(t, s, "j, _ := emily.Compile(func(a *emily.Tensor) *emily.Tensor { return emily.Exp(a) })\nj.Call(x)")
+	r = mustRun(t, s, "%ir j")
+	if !contains(r.stdout, "j(float32[3]) [native]:") || !contains(r.stdout, "exp") {
+		t.Errorf("%%ir of an *emily.Jitted:\n%s", r.stdout)
+	}
+	mustRun(t, s, "func pick() *emily.Jitted { return j }")
+	if r := mustRun(t, s, "%ir pick()"); !contains(r.stdout, "exp") {
+		t.Errorf("%%ir of an expression giving an *emily.Jitted:\n%s", r.stdout)
+	}
+	if r := run(t, s, "%ir x"); errorName(r.err) != MagicError || !contains(r.err.Error(), "not jitted") {
+		t.Errorf("%%ir of a tensor: %v", r.err)
+	}
 }
 
 func TestConfigMagic(t *testing.T) {

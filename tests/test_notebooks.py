@@ -235,3 +235,67 @@ def test_tiny_gpt_learns_and_samples():
     assert first > 4 and last < 3, m.group(0)
     sample = texts[4]
     assert sample.startswith("func ") and len(sample) >= 300, sample
+
+
+class CountingClient(NotebookClient):
+    """Counts the update_display_data messages of each cell."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.updates = {}
+
+    def process_message(self, msg, cell, cell_index):
+        if msg["msg_type"] == "update_display_data":
+            self.updates[cell_index] = self.updates.get(cell_index, 0) + 1
+        return super().process_message(msg, cell, cell_index)
+
+
+def test_text_generation_streams_into_one_display(binary):
+    """notebooks/text-generation.ipynb streams the greedy reply into one
+    display updated token by token; its text is what `emily-repl generate
+    --chat` prints for the same prompt; a seed repeats its draws."""
+    import html
+    import re
+    import subprocess
+
+    nb = nbformat.read(NOTEBOOKS[0].parent / "text-generation.ipynb", as_version=4)
+    client = CountingClient(nb, kernel_name="emily", timeout=300)
+    client.execute()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    texts = [outputs_text(c) for c in code]
+    index = {id(c): i for i, c in enumerate(nb.cells)}
+
+    streamed = code[2]
+    displays = [o for o in streamed.outputs if o["output_type"] == "display_data"]
+    assert len(displays) == 1, streamed.outputs
+    shown = html.unescape(re.fullmatch(r"<pre>(.*)</pre>", displays[0]["data"]["text/html"], re.S).group(1))
+    assert client.updates.get(index[id(streamed)], 0) >= 10, client.updates
+    assert re.search(r"48 tokens \(length\): first token after \S+, then [0-9.]+ tok/s", texts[2]), texts[2]
+
+    cli = subprocess.run([str(binary), "generate", "--chat", "--max-tokens", "48", "Write a short poem about the sea."],
+                         capture_output=True, text=True, timeout=300)
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout == shown + "\n", (cli.stdout, shown)
+
+    rows = texts[3].strip().splitlines()[1:]
+    assert len(rows) == 8, texts[3]
+    model = [float(r.split()[-2]) for r in rows]
+    sampled = [float(r.split()[-1]) for r in rows]
+    assert model == sorted(model, reverse=True), rows
+    assert 0 in sampled and sum(sampled) <= 1.001 and sampled[0] > model[0], rows
+
+    a, b, other = texts[4].strip().splitlines()
+    assert a == b and a[len("seed 7:"):] != other[len("seed 8:"):], texts[4]
+
+    sampled_cell = code[5]
+    shown = [html.unescape(o["data"]["text/html"]) for o in sampled_cell.outputs if o["output_type"] == "display_data"]
+    assert len(shown) == 2 and shown[0] == shown[1] and shown[0] != "<pre></pre>", shown
+    assert "\n\n" not in shown[0], shown[0]  # the stop string never shows
+    assert "same seed, same text: true" in texts[5], texts[5]
+    alternatives = texts[6].strip().splitlines()
+    assert len(alternatives) == 6 and all(line.count(" | ") == 1 and line.split(" | ")[1].count('"') == 6
+                                          for line in alternatives), texts[6]
+
+    assert "step(" in texts[8] and "[eval]:" in texts[8] and "program: 63 input(s)" in texts[8], texts[8][:500]
+    assert re.search(r"\d+ tokens \((length|eog)\): first token after \S+, then [0-9.]+ tok/s", texts[9]), texts[9]
+    assert re.search(r"\{Traces:\d+ NativeCalls:\d+", texts[9]), texts[9]

@@ -6,8 +6,16 @@
 //	emily-repl kernel -f CONN       run as a Jupyter kernel
 //	emily-repl install [--user|--prefix P]
 //	                                install the "emily" Jupyter kernelspec
+//	emily-repl serve --model PATH [--embeddings] [--addr HOST:PORT]
+//	                                serve models through the OpenAI-compatible API
 //	emily-repl serve-embeddings --addr HOST:PORT
-//	                                serve MiniLM sentence embeddings over HTTP
+//	                                serve MiniLM sentence embeddings over HTTP (POST /embed)
+//	emily-repl generate [--model PATH] [flags] PROMPT
+//	                                print PROMPT's continuation as it is generated
+//	emily-repl tokenize [--model PATH] < LINES
+//	                                one JSON array of token ids per line
+//	emily-repl chat [--model PATH] [flags]
+//	                                chat with a language model in the terminal
 package main
 
 import (
@@ -49,8 +57,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return supervisor.WorkerMain()
 		case "install":
 			return runInstall(args[1:], stdout, stderr)
+		case "serve":
+			return runServe(args[1:], stdout, stderr)
 		case "serve-embeddings":
 			return runServeEmbeddings(args[1:], stdout, stderr)
+		case "generate":
+			return runGenerate(args[1:], stdin, stdout, stderr)
+		case "tokenize":
+			return runTokenize(args[1:], stdin, stdout, stderr)
+		case "chat":
+			return runChat(args[1:], stdout, stderr)
 		case "version", "--version", "-version":
 			fmt.Fprintf(stdout, "emily-repl %s (MLX %s, default device %s)\n", version, emily.MLXVersion(), emily.DefaultDevice())
 			return 0
@@ -113,14 +129,30 @@ Usage:
   emily-repl kernel -f CONN   run as a Jupyter kernel (Jupyter starts this)
   emily-repl install [--user | --prefix DIR]
                               install the "emily" Jupyter kernelspec
+  emily-repl serve [--model PATH] [--embeddings] [--addr HOST:PORT] ...
+                              serve a GGUF language model (and with --embeddings MiniLM)
+                              through OpenAI's API on 127.0.0.1:8080: POST
+                              /v1/chat/completions, /v1/completions, /v1/embeddings;
+                              GET /v1/models, /health, /metrics (-h lists flags)
   emily-repl serve-embeddings [--addr HOST:PORT] [--max-batch N] [--max-wait D] ...
                               serve all-MiniLM-L6-v2 sentence embeddings over HTTP
                               (POST /embed {"texts": [...]}, GET / health; -h lists flags)
+  emily-repl generate [--model PATH] [--max-tokens N] [--temperature T] [--top-p P]
+                     [--top-k K] [--seed S] [--chat] [--stats] PROMPT
+                              print PROMPT's continuation as it is generated (greedy
+                              unless --temperature; -h lists every flag)
+  emily-repl tokenize [--model PATH] < LINES
+                              print one JSON array of token ids per line of stdin
+  emily-repl chat [--model PATH] [flags]
+                              chat in the terminal, streaming; Ctrl-C stops a reply,
+                              /reset forgets the conversation, Ctrl-D exits
   emily-repl version          print versions
 
 Environment:
   EMILY_NATIVE=false          make the evaluator lane the session default for %jit
   EMILY_HISTORY=FILE          REPL history file (default ~/.emily_history)
+  EMILY_LLM=FILE              the GGUF of generate, tokenize and chat (default .deps/llm.gguf,
+                              SmolLM2-135M-Instruct from make llm)
   EMILY_SUPERVISE=0           run the REPL's or kernel's session in-process (no crash containment)
 
 In the REPL, %help lists the magics (%jit, %config, %ir, ...).

@@ -188,7 +188,14 @@ func ir(h Host, args []string) error {
 	name := args[0]
 	e, _ := h.Jit(name)
 	if e == nil {
-		return usage("%%ir %s: %s is not jitted; %%jit %s first", name, name, name)
+		// Not a function %jit replaced: it may be a compiled function a
+		// package made (an *emily.Jitted, such as a model's decode step).
+		v, err := h.Eval(name)
+		j, ok := valueInterface(v).(*emily.Jitted)
+		if err != nil || !ok || j == nil {
+			return usage("%%ir %s: %s is not jitted; %%jit %s first (or name an *emily.Jitted, e.g. from emily.Compile)", name, name, name)
+		}
+		e = &Jit{Name: name, J: j}
 	}
 	if len(args) > 1 {
 		ts := make([]*emily.Tensor, len(args)-1)

@@ -37,6 +37,8 @@ func TestUpToDate(t *testing.T) {
 		"github.com/emily-go/emily/optim":                 "github_com-emily-go-emily-optim.go",
 		"github.com/emily-go/emily/display/progress":      "github_com-emily-go-emily-display-progress.go",
 		"github.com/emily-go/emily/data":                  "github_com-emily-go-emily-data.go",
+		"github.com/emily-go/emily/serving":               "github_com-emily-go-emily-serving.go",
+		"github.com/emily-go/emily/serving/llamaserve":    "github_com-emily-go-emily-serving-llamaserve.go",
 	} {
 		// As `yaegi extract` does in this directory.
 		ext := extract.Extractor{Dest: "symbols"}

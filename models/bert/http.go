@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/emily-go/emily/serving"
 )
 
 // MaxRequestBytes caps the body of one POST /embed.
@@ -52,6 +54,12 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		emb, err := s.Embed(r.Context(), *req.Texts)
+		var full *serving.QueueFullError
+		if errors.As(err, &full) {
+			w.Header().Set("Retry-After", serving.RetryAfterSeconds(full.RetryAfter))
+			fail(w, http.StatusTooManyRequests, err.Error())
+			return
+		}
 		if err != nil {
 			fail(w, http.StatusServiceUnavailable, err.Error())
 			return

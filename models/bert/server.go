@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/serving"
 )
 
 // ServerOptions configures a Server; zero fields take the defaults.
@@ -28,30 +28,29 @@ type ServerOptions struct {
 	MaxConcurrency int
 	// MaxTexts caps the texts of one request (default 256).
 	MaxTexts int
+	// MaxQueue is how many requests (of up to MaxBatch texts each) may
+	// wait; more are refused at once with serving.ErrQueueFull, a 429
+	// over HTTP (default 1024).
+	MaxQueue int
+	// Metrics, when set, records the queue and batch sizes.
+	Metrics *serving.Metrics
 }
 
-// ErrClosed is returned by Embed on a closed Server.
-var ErrClosed = errors.New("bert: server closed")
+// ErrClosed is returned by Embed on a closed Server (serving.ErrClosed).
+var ErrClosed = serving.ErrClosed
 
-// Server batches concurrent Embed calls: requests that arrive within
-// MaxWait of each other share one forward pass of up to MaxBatch texts,
-// padded to a bucketed shape, and each caller gets back its own rows.
+// Server batches concurrent Embed calls through the serving layer's
+// queue and batcher: requests that arrive within MaxWait of each other
+// share one forward pass of up to MaxBatch texts, padded to a bucketed
+// shape, and each caller gets back its own rows. A full queue refuses a
+// request at once (serving.ErrQueueFull); a caller whose context ends
+// while it waits leaves the queue.
 type Server struct {
-	m     *Model
-	opts  ServerOptions
-	f     func(ids, mask *emily.Tensor) *emily.Tensor
-	reqs  chan *request
-	slots chan struct{} // batches in flight
-	done  chan struct{}
-	once  sync.Once
-	wg    sync.WaitGroup
-}
-
-type request struct {
-	ids [][]int32
-	out [][]float32
-	err error
-	ok  chan struct{}
+	m    *Model
+	opts ServerOptions
+	f    func(ids, mask *emily.Tensor) *emily.Tensor
+	q    *serving.Queue
+	done chan struct{} // closed when the batcher has drained and returned
 }
 
 // NewServer starts a Server on m; Close stops it.
@@ -75,6 +74,9 @@ func (m *Model) NewServer(o ServerOptions) *Server {
 	if o.MaxTexts <= 0 {
 		o.MaxTexts = 256
 	}
+	if o.MaxQueue <= 0 {
+		o.MaxQueue = 1024
+	}
 	sizes := 1
 	for b := 1; b < o.MaxBatch; b *= 2 {
 		sizes++
@@ -84,27 +86,48 @@ func (m *Model) NewServer(o ServerOptions) *Server {
 		opts: o,
 		f: emily.Jit(m.Forward, emily.WithNative(true), emily.WithMaxConcurrency(o.MaxConcurrency),
 			emily.WithCacheSize(sizes*len(o.Lengths))).(func(ids, mask *emily.Tensor) *emily.Tensor),
-		reqs:  make(chan *request),
-		slots: make(chan struct{}, o.MaxConcurrency),
-		done:  make(chan struct{}),
+		q:    serving.NewQueue(serving.QueueOptions{Name: "embeddings", Capacity: o.MaxQueue, Metrics: o.Metrics}),
+		done: make(chan struct{}),
 	}
-	s.wg.Add(1)
-	go s.loop()
+	go func() {
+		defer close(s.done)
+		serving.RunBatches(s.q, serving.BatchOptions{MaxBatch: o.MaxBatch, MaxWait: o.MaxWait, Concurrency: o.MaxConcurrency}, s.run)
+	}()
 	return s
 }
 
 // Options returns the options in force, defaults filled in.
 func (s *Server) Options() ServerOptions { return s.opts }
 
-// Close stops taking requests, waits for the batches in flight, and
-// fails the requests still queued with ErrClosed.
-func (s *Server) Close() {
-	s.once.Do(func() { close(s.done) })
-	s.wg.Wait()
+// Dim is the length of one embedding.
+func (s *Server) Dim() int { return s.m.Config.Hidden }
+
+// MaxTokens is the most tokens of one text; longer texts are truncated,
+// as sentence-transformers truncates them (max_seq_length).
+func (s *Server) MaxTokens() int { return s.m.Config.MaxSeqLength }
+
+// MaxTexts is the most texts of one request.
+func (s *Server) MaxTexts() int { return s.opts.MaxTexts }
+
+// CountTokens is how many tokens text embeds as ([CLS] and [SEP]
+// included, after truncation).
+func (s *Server) CountTokens(text string) int { return len(s.m.Tokenizer.Encode(text)) }
+
+// Close stops taking requests and waits until the requests already
+// admitted have run (the drain): Embed then returns ErrClosed.
+func (s *Server) Close() { s.Shutdown(context.Background()) }
+
+// Shutdown is Close with a grace period: when ctx ends before the drain,
+// the requests still queued or running are cancelled.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.q.Shutdown(ctx)
+	<-s.done
+	return err
 }
 
 // Embed returns one embedding per text, in order. It blocks until its
-// batch has run, ctx is done, or the server closes.
+// batches have run or ctx is done; it fails at once with ErrClosed on a
+// closed server and with a serving.QueueFullError when the queue is full.
 func (s *Server) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, errors.New("bert.Server.Embed: no texts")
@@ -112,102 +135,40 @@ func (s *Server) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	if len(texts) > s.opts.MaxTexts {
 		return nil, fmt.Errorf("bert.Server.Embed: %d texts, the limit is %d (ServerOptions.MaxTexts)", len(texts), s.opts.MaxTexts)
 	}
-	// A request larger than a batch goes in as several.
-	var reqs []*request
+	// If one part fails (a full queue), the parts already queued leave.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// A request larger than a batch goes in as several jobs.
+	var jobs []*serving.Job
 	for start := 0; start < len(texts); start += s.opts.MaxBatch {
 		chunk := texts[start:min(start+s.opts.MaxBatch, len(texts))]
-		r := &request{ok: make(chan struct{})}
-		for _, t := range chunk {
-			r.ids = append(r.ids, s.m.Tokenizer.Encode(t))
+		ids := make([][]int32, len(chunk))
+		for i, t := range chunk {
+			ids[i] = s.m.Tokenizer.Encode(t)
 		}
-		select {
-		case s.reqs <- r:
-		case <-s.done:
-			return nil, ErrClosed
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		j, err := s.q.Submit(ctx, ids, len(ids))
+		if err != nil {
+			return nil, err
 		}
-		reqs = append(reqs, r)
+		jobs = append(jobs, j)
 	}
 	out := make([][]float32, 0, len(texts))
-	for _, r := range reqs {
-		select {
-		case <-r.ok:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+	for _, j := range jobs {
+		rows, err := j.Wait()
+		if err != nil {
+			return nil, err
 		}
-		if r.err != nil {
-			return nil, r.err
-		}
-		out = append(out, r.out...)
+		out = append(out, rows.([][]float32)...)
 	}
 	return out, nil
 }
 
-// loop gathers requests into batches and starts each on a free slot.
-func (s *Server) loop() {
-	defer s.wg.Done()
-	var running sync.WaitGroup
-	defer running.Wait()
-	var next *request
-	for {
-		first := next
-		next = nil
-		if first == nil {
-			select {
-			case first = <-s.reqs:
-			case <-s.done:
-				return
-			}
-		}
-		batch, n := []*request{first}, len(first.ids)
-		timer := time.NewTimer(s.opts.MaxWait)
-	gather:
-		for n < s.opts.MaxBatch {
-			select {
-			case r := <-s.reqs:
-				if n+len(r.ids) > s.opts.MaxBatch {
-					next = r // starts the next batch
-					break gather
-				}
-				batch, n = append(batch, r), n+len(r.ids)
-			case <-timer.C:
-				break gather
-			case <-s.done:
-				break gather
-			}
-		}
-		timer.Stop()
-		select {
-		case s.slots <- struct{}{}:
-		case <-s.done:
-			// Still run what was gathered: its callers are waiting.
-			s.slots <- struct{}{}
-		}
-		running.Add(1)
-		go func() {
-			defer running.Done()
-			defer func() { <-s.slots }()
-			s.run(batch)
-		}()
-		if next != nil {
-			select {
-			case <-s.done:
-				next.err = ErrClosed
-				close(next.ok)
-				return
-			default:
-			}
-		}
-	}
-}
-
 // run embeds one batch, padded to a bucketed (B, L), and hands each
 // request its rows.
-func (s *Server) run(batch []*request) {
+func (s *Server) run(batch []*serving.Job) {
 	var rows [][]int32
-	for _, r := range batch {
-		rows = append(rows, r.ids...)
+	for _, j := range batch {
+		rows = append(rows, j.Payload.([][]int32)...)
 	}
 	b := 1
 	for b < len(rows) {
@@ -229,16 +190,18 @@ func (s *Server) run(batch []*request) {
 	err := emily.Try(func() { v = s.f(ids, mask).ToFloat32s() })
 	h := s.m.Config.Hidden
 	i := 0
-	for _, r := range batch {
+	for _, j := range batch {
 		if err != nil {
-			r.err = err
-		} else {
-			for range r.ids {
-				r.out = append(r.out, v[i*h:(i+1)*h:(i+1)*h])
-				i++
-			}
+			j.Finish(nil, err)
+			continue
 		}
-		close(r.ok)
+		n := len(j.Payload.([][]int32))
+		out := make([][]float32, n)
+		for k := range out {
+			out[k] = v[i*h : (i+1)*h : (i+1)*h]
+			i++
+		}
+		j.Finish(out, nil)
 	}
 }
 

@@ -1,0 +1,104 @@
+// Package llamaserve adapts a models/llama Model to serving.Generator:
+// the OpenAI request's settings become llama.Options and
+// models/sample.Settings, and llama's tokens and finish reasons become
+// the serving layer's.
+package llamaserve
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/emily-go/emily/models/llama"
+	"github.com/emily-go/emily/models/llama/chat"
+	"github.com/emily-go/emily/models/sample"
+	"github.com/emily-go/emily/serving"
+)
+
+// Generator serves one llama.Model. Lane picks the jit lane of its
+// decode step (native by default).
+type Generator struct {
+	m    *llama.Model
+	Lane llama.Lane
+}
+
+// New wraps m; it needs the GGUF's tokenizer (the API speaks text).
+func New(m *llama.Model) (*Generator, error) {
+	if m.Tokenizer() == nil {
+		return nil, errors.New("llamaserve.New: the GGUF has no tokenizer, and the OpenAI API speaks text (fix: use a GGUF with tokenizer.ggml.* metadata)")
+	}
+	return &Generator{m: m}, nil
+}
+
+// Model is the wrapped model.
+func (g *Generator) Model() *llama.Model { return g.m }
+
+func (g *Generator) ContextLength() int { return g.m.Config().ContextLength }
+func (g *Generator) VocabSize() int     { return g.m.Config().VocabSize }
+
+// Encode tokenizes a completion prompt as `emily-repl generate` does:
+// BOS added as the GGUF asks, control-token text read as plain text.
+func (g *Generator) Encode(text string) []int { return g.m.Tokenizer().Encode(text, true, false) }
+
+// EncodeChat renders msgs with the GGUF's chat template and tokenizes as
+// Hugging Face's apply_chat_template(tokenize=True): control tokens read
+// as themselves, no BOS added (the template writes one where it wants).
+func (g *Generator) EncodeChat(msgs []serving.Message) ([]int, error) {
+	t := g.m.Template()
+	if t == nil {
+		return nil, errors.New("the GGUF has no chat template: use /v1/completions with a prompt")
+	}
+	cm := make([]chat.Message, len(msgs))
+	for i, m := range msgs {
+		cm[i] = chat.Message{Role: m.Role, Content: m.Content}
+	}
+	text, err := t.Render(cm, true)
+	if err != nil {
+		return nil, err
+	}
+	return g.m.Tokenizer().Encode(text, false, true), nil
+}
+
+func (g *Generator) Decode(ids []int) string { return g.m.Tokenizer().Decode(ids) }
+
+// fields name sample.Settings' fields as the request does, for errors.
+var fields = map[string]string{"Temperature": "temperature", "TopK": "top_k", "TopP": "top_p", "MinP": "min_p",
+	"RepetitionPenalty": "repetition_penalty", "PresencePenalty": "presence_penalty",
+	"FrequencyPenalty": "frequency_penalty", "LogitBias": "logit_bias"}
+
+// Generate runs one generation through llama.Model.Generate.
+func (g *Generator) Generate(ctx context.Context, prompt []int, o serving.GenerateOptions, emit func(serving.Token) error) (serving.GenerateResult, error) {
+	st := sample.Settings{Temperature: o.Temperature, TopK: o.TopK, TopP: o.TopP, MinP: o.MinP,
+		RepetitionPenalty: o.RepetitionPenalty, PresencePenalty: o.PresencePenalty, FrequencyPenalty: o.FreqPenal,
+		LogitBias: o.LogitBias, Seed: o.Seed}
+	if err := st.Validate(g.VocabSize()); err != nil {
+		param := ""
+		for k, v := range fields {
+			if strings.Contains(err.Error(), " "+k) {
+				param = v
+			}
+		}
+		return serving.GenerateResult{}, serving.BadRequest(param, "%v", err)
+	}
+	lo := llama.Options{MaxTokens: o.MaxTokens, Sampling: st, Stop: o.Stop, Logprobs: o.TopLogprobs, Lane: g.Lane}
+	res, err := g.m.Generate(ctx, prompt, lo, func(t llama.Token) error {
+		out := serving.Token{ID: t.ID, Text: t.Text, Logprob: t.Logprob}
+		for _, a := range t.Top {
+			out.Top = append(out.Top, serving.TokenLogprob{ID: a.ID, Text: a.Text, Logprob: a.Logprob})
+		}
+		return emit(out)
+	})
+	r := serving.GenerateResult{Tokens: len(res.Tokens), TimeToFirstToken: res.Prefill, Decode: res.Decode}
+	switch res.Reason {
+	case "eog", "stop":
+		r.FinishReason = "stop"
+	case "length", "context":
+		r.FinishReason = "length"
+	default:
+		r.FinishReason = res.Reason
+	}
+	if err != nil {
+		return r, err
+	}
+	return r, nil
+}
