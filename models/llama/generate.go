@@ -137,8 +137,9 @@ func (s spec) id() string {
 
 // Step returns the jitted step for o's lane, sampling and logprobs (made
 // on first use), for its Stats and Programs: a function (tokens, pos,
-// last, [key], [counts], k0, v0, …) → (logits, next, logprob, [key'],
-// [counts'], [top ids, top logprobs], k0', v0', …), as step documents.
+// last, [key], [counts], kv0, kv1, …) → (logits, next, logprob, [key'],
+// [counts'], [top ids, top logprobs], kv0', kv1', …), one cache a layer
+// as step documents.
 func (m *Model) Step(o Options) (*emily.Jitted, error) {
 	sp, err := m.spec(o)
 	if err != nil {
@@ -146,19 +147,19 @@ func (m *Model) Step(o Options) (*emily.Jitted, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.jitted(sp), nil
+	return m.jitted(sp)
 }
 
 // maxSteps bounds the jitted steps a Model keeps (one per lane, sampling
 // settings less the seed, and top-n).
 const maxSteps = 8
 
-func (m *Model) jitted(sp spec) *emily.Jitted {
+func (m *Model) jitted(sp spec) (*emily.Jitted, error) {
 	id := sp.id()
 	if j, ok := m.steps[id]; ok {
-		return j
+		return j, nil
 	}
-	n := 2 * m.cfg.Layers
+	n := m.cfg.Layers // one (2, 1, KVHeads, C, HeadDim) cache a layer
 	extraIn, extraOut := 0, 0
 	if sp.key {
 		extraIn, extraOut = extraIn+1, extraOut+1
@@ -168,6 +169,11 @@ func (m *Model) jitted(sp spec) *emily.Jitted {
 	}
 	if sp.topN > 0 {
 		extraOut += 2
+	}
+	// reflect.FuncOf takes at most 128 parameters and results together.
+	if total := 3 + extraIn + n + 3 + extraOut + n; total > 128 {
+		return nil, fmt.Errorf("llama: a step of %d layers with these options has %d parameters and results, over Go's 128 for a function type (fix: fewer top logprobs, no penalties, or a model of at most %d layers)",
+			m.cfg.Layers, total, (128-6-extraIn-extraOut)/2)
 	}
 	tt := reflect.TypeOf((*emily.Tensor)(nil))
 	in := make([]reflect.Type, 3+extraIn+n)
@@ -235,7 +241,7 @@ func (m *Model) jitted(sp spec) *emily.Jitted {
 	}
 	m.steps[id] = j
 	m.stepOrder = append(m.stepOrder, id)
-	return j
+	return j, nil
 }
 
 // session is one generation's cache and position.
@@ -264,9 +270,9 @@ func (s *session) grow(need int) {
 	capacity = min(capacity, c.ContextLength)
 	for i := range s.kv {
 		if s.kv[i] == nil {
-			s.kv[i] = emily.Zeros(1, c.KVHeads, capacity, c.HeadDim)
+			s.kv[i] = emily.Zeros(2, 1, c.KVHeads, capacity, c.HeadDim)
 		} else {
-			s.kv[i] = emily.Pad(s.kv[i], []int{0, 0, 0, 0}, []int{0, 0, capacity - s.capacity, 0}, 0)
+			s.kv[i] = emily.Pad(s.kv[i], []int{0, 0, 0, 0, 0}, []int{0, 0, 0, capacity - s.capacity, 0}, 0)
 		}
 	}
 	s.capacity = capacity
@@ -326,7 +332,11 @@ func (m *Model) newSession(sp spec, o Options, prompt []int) (*session, error) {
 	if minCache <= 0 {
 		minCache = 256
 	}
-	s := &session{m: m, sp: sp, j: m.jitted(sp), kv: make([]*emily.Tensor, 2*m.cfg.Layers), minCache: minCache}
+	j, err := m.jitted(sp)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{m: m, sp: sp, j: j, kv: make([]*emily.Tensor, m.cfg.Layers), minCache: minCache}
 	if sp.key {
 		s.key = o.Sampling.Key()
 	}

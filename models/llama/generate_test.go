@@ -16,7 +16,12 @@ import (
 // tinyTensors is a random 2-layer GQA llama in GGUF names and layout,
 // with its metadata, for the tests that need a model but no reference.
 func tinyTensors(context int) (map[string]*emily.Tensor, map[string]any) {
-	const hidden, heads, kv, ff, vocab, layers = 32, 4, 2, 48, 50, 2
+	return tinyTensorsLayers(context, 2)
+}
+
+// tinyTensorsLayers is tinyTensors with layers blocks.
+func tinyTensorsLayers(context, layers int) (map[string]*emily.Tensor, map[string]any) {
+	const hidden, heads, kv, ff, vocab = 32, 4, 2, 48, 50
 	hd := hidden / heads
 	key := emily.Key(7)
 	w := map[string]*emily.Tensor{}
@@ -90,10 +95,10 @@ func TestJitCacheBoundedOver1000Tokens(t *testing.T) {
 			var sigs []string
 			for _, p := range j.Programs() {
 				in := strings.Split(p.Inputs, ", ")
-				sigs = append(sigs, in[0]+" "+in[3]) // the tokens and layer 0's keys
+				sigs = append(sigs, in[0]+" "+in[3]) // the tokens and layer 0's cache (keys, values)
 			}
-			want := []string{"int32[1 16] float32[1 2 256 8]", "int32[1 1] float32[1 2 256 8]",
-				"int32[1 1] float32[1 2 512 8]", "int32[1 1] float32[1 2 1024 8]"}
+			want := []string{"int32[1 16] float32[2 1 2 256 8]", "int32[1 1] float32[2 1 2 256 8]",
+				"int32[1 1] float32[2 1 2 512 8]", "int32[1 1] float32[2 1 2 1024 8]"}
 			if !slices.Equal(sigs, want) {
 				t.Errorf("programs (tokens, cache) %v, want %v", sigs, want)
 			}
@@ -280,5 +285,38 @@ func TestSamplingInTheStep(t *testing.T) {
 		t.Error("no step")
 	} else if b, _ := m.Step(llama.Options{}); a != b {
 		t.Error("the same options made two steps")
+	}
+}
+
+// TestManyLayersSampleWithPenaltiesAndLogprobs: a model as deep as
+// SmolLM2 (30 layers) samples with penalties and top logprobs, where the
+// step's key, counts and top-n results joined one cache tensor a layer
+// (two a layer were 130 parameters and results, past reflect.FuncOf's 128:
+// a panic through the OpenAI server); a depth past what one step can take
+// is an error naming the limit, not a panic.
+func TestManyLayersSampleWithPenaltiesAndLogprobs(t *testing.T) {
+	opts := llama.Options{MaxTokens: 4, IgnoreEOG: true, Logprobs: 2,
+		Sampling: sample.Settings{Temperature: 0.8, PresencePenalty: 0.5, RepetitionPenalty: 1.1, Seed: 3}}
+	w, meta := tinyTensorsLayers(64, 30)
+	m, err := llama.FromGGUF(w, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Generate(context.Background(), []int{1, 2, 3}, opts, func(tok llama.Token) error {
+		if len(tok.Top) != 2 {
+			t.Errorf("token %d: %d top logprobs, want 2", tok.ID, len(tok.Top))
+		}
+		return nil
+	})
+	if err != nil || len(res.Tokens) != 4 {
+		t.Fatalf("30 layers: %d tokens, err %v", len(res.Tokens), err)
+	}
+	w, meta = tinyTensorsLayers(64, 70)
+	if m, err = llama.FromGGUF(w, meta); err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Generate(context.Background(), []int{1, 2, 3}, opts, func(llama.Token) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "128") {
+		t.Fatalf("70 layers: err = %v, want the 128-parameter limit named", err)
 	}
 }

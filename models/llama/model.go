@@ -240,8 +240,12 @@ func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
 }
 
 // step is the decoder on one chunk: tokens (1, T) int32 at positions
-// pos … pos+T-1 (pos a 0-d int32), with the caches kv[2i], kv[2i+1] (1,
-// KVHeads, C, HeadDim) float32 of layer i holding positions < pos. It
+// pos … pos+T-1 (pos a 0-d int32), with the cache kv[i] (2, 1, KVHeads,
+// C, HeadDim) float32 of layer i, its keys then its values, holding
+// positions < pos (one tensor a layer, not two: a jitted function's
+// parameters and results are one reflect.FuncOf, which takes at most 128,
+// and 30 layers' keys and values with the sampler's key and counts were
+// 130). It
 // returns the logits (1, vocab) of the token at index last (0-d int32)
 // of the chunk, and the caches with the chunk's keys and values written
 // at pos. Keys at positions past a
@@ -250,7 +254,7 @@ func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
 func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logits *emily.Tensor, out []*emily.Tensor) {
 	c := m.cfg
 	t := tokens.Shape()[1]
-	capacity := kv[0].Shape()[2]
+	capacity := kv[0].Shape()[3]
 	hd := c.HeadDim
 
 	ipos := emily.Add(pos, emily.Arange(t)) // (T) int32
@@ -269,9 +273,9 @@ func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logit
 		q := m.ropeFn(heads(b.Q.apply(h), c.Heads), pos, fpos)
 		k := m.ropeFn(heads(b.K.apply(h), c.KVHeads), pos, fpos)
 		v := heads(b.V.apply(h), c.KVHeads)
-		kc := emily.DynamicSetSlice(kv[2*i], k, pos, []int{2})
-		vc := emily.DynamicSetSlice(kv[2*i+1], v, pos, []int{2})
-		out[2*i], out[2*i+1] = kc, vc
+		kvc := emily.DynamicSetSlice(kv[i], emily.Stack([]*emily.Tensor{k, v}, 0), pos, []int{3})
+		out[i] = kvc
+		kc, vc := kvc.Slice(0), kvc.Slice(1)
 		a := emily.ScaledDotProductAttentionMasked(q, kc, vc, mask, scale)
 		a = emily.Reshape(emily.Transpose(a, 0, 2, 1, 3), 1, t, c.Heads*hd)
 		x = emily.Add(x, b.O.apply(a))
