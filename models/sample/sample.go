@@ -40,8 +40,9 @@
 // meaningful; Distribution gives the processed one.
 //
 // Settings are fixed per Sampler: each stage that is off costs nothing in
-// the traced program (no sort without top-p or a per-row top-k; top-k
-// alone uses emily.TopK). Inside, the stage parameters are tensors that
+// the traced program, and only top-p without a fixed top-k, or a per-row
+// top-k, sorts the whole vocabulary (top-k, alone or before top-p, takes
+// emily.TopK's k values). Inside, the stage parameters are tensors that
 // broadcast over the batch: Step makes them constants from the Settings,
 // and StepRows takes them as [B] tensors (Rows), one value per row, so a
 // batch of requests with different temperatures, top-k, top-p, min-p or
