@@ -137,3 +137,45 @@ func TestRowsErrors(t *testing.T) {
 		t.Errorf("a Rows field of the wrong length: %v", err)
 	}
 }
+
+// TestTiesAtTheKth: tokens tied with the k-th largest logit are all kept
+// by top-k, and top-p after top-k counts their mass, exactly as the NumPy
+// reference defines it, in both ways the Sampler computes it (TopK's
+// values for a fixed k, a full sort for per-row k).
+func TestTiesAtTheKth(t *testing.T) {
+	const v = 8
+	x := []float32{1, 4, 1, -2, 2, 1, -3, 1} // 4, 2, then four tied at 1
+	var cases []refCase
+	for _, p := range []float64{0.8, 0.9, 0.99} {
+		cases = append(cases, refCase{[][]float32{x}, [][]float32{make([]float32, v)},
+			sample.Settings{Temperature: 1, TopK: 3, TopP: p}})
+	}
+	ref := reference(t, cases)
+	logits := emily.FromSlice(x, 1, v)
+	kept := map[int]bool{}
+	for i, c := range cases {
+		sm, err := sample.New(c.Settings, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixed := sm.Distribution(logits, nil).ToFloat32s()
+		perRow := sm.DistributionRows(logits, nil, sample.Rows{TopK: emily.FromSlice([]int32{3}, 1)}).ToFloat32s()
+		n := 0
+		for tok := 0; tok < v; tok++ {
+			w := ref[i].Logprobs[0][tok]
+			for name, got := range map[string]float32{"TopK": fixed[tok], "per-row": perRow[tok]} {
+				g := float64(got)
+				if (w == nil) != math.IsInf(g, -1) || w != nil && math.Abs(g-*w) > 1e-5 {
+					t.Errorf("top-p %v, %s path: token %d: %g, NumPy %v", c.Settings.TopP, name, tok, g, w)
+				}
+			}
+			if w != nil {
+				n++
+			}
+		}
+		kept[n] = true
+	}
+	if !kept[2] || !kept[6] {
+		t.Errorf("the fixture should keep 2 tokens (top-p cuts inside the top k) and 6 (all the ties): kept %v", kept)
+	}
+}

@@ -40,8 +40,9 @@
 // meaningful; Distribution gives the processed one.
 //
 // Settings are fixed per Sampler: each stage that is off costs nothing in
-// the traced program (no sort without top-p or a per-row top-k; top-k
-// alone uses emily.TopK). Inside, the stage parameters are tensors that
+// the traced program, and only top-p without a fixed top-k, or a per-row
+// top-k, sorts the whole vocabulary (top-k, alone or before top-p, takes
+// emily.TopK's k values). Inside, the stage parameters are tensors that
 // broadcast over the batch: Step makes them constants from the Settings,
 // and StepRows takes them as [B] tensors (Rows), one value per row, so a
 // batch of requests with different temperatures, top-k, top-p, min-p or
@@ -279,6 +280,26 @@ func (sm *Sampler) keep(x *emily.Tensor, p params) *emily.Tensor {
 	}
 	negInf := math.Inf(-1)
 	switch {
+	case p.topP != nil && p.topK == nil && s.TopK > 0:
+		// Top-k then top-p (llama.cpp's defaults): TopK's k values, not
+		// a sort of the whole vocabulary. They come back ascending, so
+		// the mass before each token in descending order is the reverse
+		// exclusive cumsum; tokens tied with the k-th are survivors too
+		// and count in the normalization (they come after every top-k
+		// token, so they never move the cut, which is at least the k-th).
+		k := s.TopK
+		asc := emily.TopK(x, k, -1)
+		kth := asc.Slice(emily.Colon, emily.R(0, 1))
+		top := emily.GreaterEqual(x, kth)
+		and(top)
+		m := asc.Slice(emily.Colon, emily.R(k-1, k))
+		e := emily.Exp(emily.Sub(asc, m))
+		ties := emily.Sub(emily.SumKeepDims(top.Astype(emily.Float32), -1), float64(k))
+		z := emily.Add(emily.SumKeepDims(e, -1), emily.Mul(ties, emily.Exp(emily.Sub(kth, m))))
+		before := emily.CumsumWith(emily.Div(e, z), -1, true, false)
+		n := emily.SumKeepDims(emily.Less(before, p.topP).Astype(emily.Int32), -1) // ≥ 1
+		cut := emily.TakeAlongAxis(asc, emily.Sub(emily.ScalarOf(k, emily.Int32), n), -1)
+		and(emily.LogicalOr(emily.GreaterEqual(x, cut), emily.GreaterEqual(p.topP, 1)))
 	case p.topP != nil || p.topK != nil:
 		// One descending sort serves top-k and top-p: the k-th largest
 		// logit is sorted[k-1], and top-p's cut is the logit of the last
