@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/traefik/yaegi/interp"
 )
@@ -36,12 +37,27 @@ var importFailure = regexp.MustCompile(`import "([^"]+)" error: unable to find s
 func (s *Session) explainImport(msg string) string {
 	return importFailure.ReplaceAllStringFunc(msg, func(m string) string {
 		p := importFailure.FindStringSubmatch(m)[1]
-		text := fmt.Sprintf("cannot import %q: it is not one of the packages built into the session (the standard library that yaegi ships, unsafe, syscall, github.com/emily-go/emily and its compiler, display, plot, nn, optim, data, display/progress and models/bert packages) nor Go source under %s/src", p, s.gopath)
+		text := fmt.Sprintf("cannot import %q: it is not one of the packages built into the session (the standard library that yaegi ships, os/exec, unsafe, syscall, github.com/emily-go/emily and its packages %s) nor Go source under %s/src", p, emilyPackages(s.importable), s.gopath)
 		if near := closest(p, s.importable); near != "" {
 			text += fmt.Sprintf("; did you mean %q?", near)
 		}
 		return text
 	})
+}
+
+// emilyPackages lists the session's github.com/emily-go/emily/... packages
+// by their paths below it, from the symbol tables themselves, so the
+// message names every package a new one adds.
+func emilyPackages(importable []string) string {
+	const root = "github.com/emily-go/emily/"
+	var names []string
+	for _, p := range importable {
+		if rel, ok := strings.CutPrefix(p, root); ok && !strings.HasPrefix(rel, "interp") {
+			names = append(names, rel)
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // closest returns the candidate nearest to p by edit distance, if it is

@@ -20,13 +20,14 @@ import (
 
 func TestInterruptBlocked(t *testing.T) {
 	s, _ := newSession(t)
-	mustRun(t, s, "import (\n\t\"net\"\n\t\"sync\"\n\t\"time\"\n)", "ch := make(chan int)", "kept := 42",
+	mustRun(t, s, "import (\n\t\"net\"\n\t\"os/exec\"\n\t\"sync\"\n\t\"time\"\n)", "ch := make(chan int)", "kept := 42",
 		"ln, _ := net.Listen(\"tcp\", \"127.0.0.1:0\")\nconn, _ := net.Dial(\"tcp\", ln.Addr().String())\nbuf := make([]byte, 8)")
 	for _, cell := range []string{
 		"conn.Read(buf)", "ln.Accept()\nln.Accept()",
 		"<-ch", "select {}", "time.Sleep(30 * time.Second)",
 		"var mu sync.Mutex\nmu.Lock()\nmu.Lock()", "var wg sync.WaitGroup\nwg.Add(1)\nwg.Wait()",
 		"c := sync.NewCond(&sync.Mutex{})\nc.L.Lock()\nc.Wait()",
+		"exec.Command(\"sleep\", \"30\").Run()",
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		start := time.Now()

@@ -29,6 +29,7 @@ import (
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
 	"github.com/traefik/yaegi/stdlib/syscall"
+	"github.com/traefik/yaegi/stdlib/unrestricted"
 	"github.com/traefik/yaegi/stdlib/unsafe"
 )
 
@@ -157,7 +158,11 @@ func New(opts Options) (*Session, error) {
 	// likewise, so bufio.NewReader(os.Stdin) asks the front end for input.
 	var out, errOut io.Writer = s.stdout, s.stderr
 	var in io.Reader = s.stdin
-	builtin := []interp.Exports{stdlib.Symbols, unsafe.Symbols, syscall.Symbols, interp.Symbols, symbols.Symbols}
+	// os/exec from yaegi's unrestricted set, alone: a notebook runs
+	// commands as IPython's !cmd does; the set's os.Exit would end the
+	// session and stays out.
+	execOnly := interp.Exports{"os/exec/exec": unrestricted.Symbols["os/exec/exec"]}
+	builtin := []interp.Exports{stdlib.Symbols, unsafe.Symbols, syscall.Symbols, execOnly, interp.Symbols, symbols.Symbols}
 	s.gopath, s.importable = gopath, importablePaths(builtin...)
 	for _, syms := range append(builtin,
 		s.rt.exports(),
