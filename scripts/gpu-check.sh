@@ -69,6 +69,13 @@ if [[ ",${GPU_CHECK:-all}," == *",generate,"* && -f "$pack/llm.gguf" ]]; then
     -rounds "${GENERATE_ROUNDS:-3}" -json "$out/generate.json" ${GENERATE_FLAGS:-} 2>&1 | tee "$out/bench-generate-gpu.log"
 fi
 
+# GPU_CHECK=train (named on its own): bench-train, the MLP and CNN train
+# steps in the native and fuse lanes beside mlx.nn + mlx.optimizers under
+# mx.compile on the same machine.
+if [[ ",${GPU_CHECK:-all}," == *",train,"* ]]; then
+  ./bin/bench-train -device gpu -python python3 2>&1 | tee "$out/bench-train-gpu.log"
+fi
+
 # The op check: every op of the spec eagerly and in every lane on the GPU
 # (its own lane comparison), operands and results brought back for
 # EMILY_OPCHECK_DIR=... pytest tests/test_ops_numpy.py here.

@@ -43,11 +43,12 @@ go build -o "$bin/emily-repl" ./cmd/emily-repl
 go build -o "$bin/bench" ./bench
 go build -o "$bin/bench-minilm" ./bench/minilm
 go build -o "$bin/bench-generate" ./bench/generate
+go build -o "$bin/bench-train" ./bench/train
 go build -o "$bin/opcheck" ./internal/opcheck/run
 g++ -std=c++20 -O2 -I.deps/mlx/mlx/include bench/control/chain.cc -L.deps/mlx/mlx/lib -lmlx \
   -Wl,-rpath,'$ORIGIN/../.deps/mlx/mlx/lib' -o "$bin/chain"
 shopt -s nullglob
-gzip -9 "$bin"/*.test "$bin"/opcheck "$bin"/emily-repl "$bin"/bench "$bin"/bench-minilm "$bin"/bench-generate "$bin"/chain
+gzip -9 "$bin"/*.test "$bin"/opcheck "$bin"/emily-repl "$bin"/bench "$bin"/bench-minilm "$bin"/bench-generate "$bin"/bench-train "$bin"/chain
 
 pipargs=(--quiet --no-deps --only-binary=:all: --platform manylinux_2_35_x86_64
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --implementation cp)
