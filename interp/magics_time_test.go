@@ -103,11 +103,11 @@ func TestWhoWhosMemory(t *testing.T) {
 
 // TestTimeitEvaluatesWhatTheCodeProduces: every timing magic evaluates
 // the tensors the timed code produces, its value and what it assigns,
-// inside the timing: a 256² matmul takes milliseconds, building its graph
+// inside the timing: a 512² matmul takes milliseconds, building its graph
 // microseconds (a multi-line %%timeit timed 3.3 µs for a 24.6 ms product).
 func TestTimeitEvaluatesWhatTheCodeProduces(t *testing.T) {
 	s, _ := newSession(t)
-	mustRun(t, s, "c := emily.Ones(256, 256)", "var y *emily.Tensor", "type box struct{ t *emily.Tensor }", "b := &box{}")
+	mustRun(t, s, "c := emily.Ones(512, 512)", "var y *emily.Tensor", "type box struct{ t *emily.Tensor }", "b := &box{}")
 	perLoop := func(cell string) float64 {
 		t.Helper()
 		r := run(t, s, cell)
