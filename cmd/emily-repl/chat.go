@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/chzyer/readline"
 
-	"github.com/emily-go/emily/models/sample"
 )
 
 const chatUsage = `Usage: emily-repl chat [flags]
@@ -50,22 +48,11 @@ func runChat(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "emily-repl chat: unexpected argument %q (fix: type the messages at the prompt; `emily-repl generate --chat PROMPT` answers one)\n", fs.Arg(0))
 		return 2
 	}
-	settings := g.settings()
-	lane, err := g.laneOf()
-	if err != nil {
-		return fail(err)
-	}
-	if err := settings.Validate(math.MaxInt32); err != nil { // the ranges, before the model loads
-		return fail(err)
-	}
-	m, tok, err := g.loadModel()
+	settings, lane, m, tok, err := g.load()
 	if err != nil {
 		return fail(err)
 	}
 	cfg := m.Config()
-	if _, err := sample.New(settings, cfg.VocabSize); err != nil {
-		return fail(err)
-	}
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:          "> ",
 		InterruptPrompt: "^C",

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/models/llama/bpe"
-	"github.com/emily-go/emily/models/sample"
 )
 
 const generateUsage = `Usage: emily-repl generate [flags] PROMPT
@@ -58,19 +56,8 @@ func runGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "emily-repl generate: no prompt (fix: emily-repl generate \"Once upon a time\", or pipe it on stdin)")
 		return 2
 	}
-	settings := g.settings()
-	lane, err := g.laneOf()
+	settings, lane, m, tok, err := g.load()
 	if err != nil {
-		return fail(err)
-	}
-	if err := settings.Validate(math.MaxInt32); err != nil { // the ranges, before the model loads
-		return fail(err)
-	}
-	m, tok, err := g.loadModel()
-	if err != nil {
-		return fail(err)
-	}
-	if _, err := sample.New(settings, m.Config().VocabSize); err != nil {
 		return fail(err)
 	}
 	var ids []int

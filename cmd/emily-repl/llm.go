@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -119,6 +120,28 @@ func (g *genFlags) laneOf() (llama.Lane, error) {
 }
 
 // loadModel loads the GGUF and checks the settings against its vocabulary.
+// load checks the sampling settings and the lane, then loads the model
+// and checks the settings against its vocabulary: the ranges come first,
+// so a mistyped flag costs no model load.
+func (g *genFlags) load() (sample.Settings, llama.Lane, *llama.Model, *bpe.Tokenizer, error) {
+	settings := g.settings()
+	lane, err := g.laneOf()
+	if err != nil {
+		return settings, lane, nil, nil, err
+	}
+	if err := settings.Validate(math.MaxInt32); err != nil {
+		return settings, lane, nil, nil, err
+	}
+	m, tok, err := g.loadModel()
+	if err != nil {
+		return settings, lane, nil, nil, err
+	}
+	if _, err := sample.New(settings, m.Config().VocabSize); err != nil {
+		return settings, lane, nil, nil, err
+	}
+	return settings, lane, m, tok, nil
+}
+
 func (g *genFlags) loadModel() (*llama.Model, *bpe.Tokenizer, error) {
 	if g.model == "" {
 		g.model = defaultModel()
