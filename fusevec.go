@@ -80,10 +80,10 @@ func vectorMathFlags() (string, error) {
 	return "-march=native -ffp-contract=off -fno-math-errno -fno-trapping-math -finline-limit=1000 -include " + path + " " + lib, nil
 }
 
-// libmvecHeader declares as simd every function of math.h that lib has in
-// all four x86-64 vector ISAs (SSE4, AVX, AVX2, AVX-512: the b, c, d and e
-// of the vector ABI's names), for float and for double. Only functions of
-// one or two plain arguments: sincos writes through pointers.
+// libmvecHeader declares as simd the float functions of math.h that lib
+// has in all four x86-64 vector ISAs (SSE4, AVX, AVX2, AVX-512: the b, c, d
+// and e of the vector ABI's names), but those left out below. Only
+// functions of one or two plain arguments: sincos writes through pointers.
 func libmvecHeader(lib string) (string, error) {
 	f, err := elf.Open(lib)
 	if err != nil {
@@ -101,13 +101,20 @@ func libmvecHeader(lib string) (string, error) {
 	// Vector ABI names: _ZGV<isa>N<lanes><v per argument>_<name>.
 	lanes := map[string][2]int{"b": {4, 2}, "c": {8, 4}, "d": {8, 4}, "e": {16, 8}} // float, double
 	var decls []string
+	// Left out, because opcheck's full sweep (tests/test_ops_numpy.py) saw
+	// them past the fuse lane's 8-ULP bound: float64 altogether (GeluTanh
+	// f64: 0.5x(1+tanh) cancels, and libmvec's tanh is a few ULP off), and
+	// log, log2 and log10 (their vector versions lose relative accuracy
+	// near 1, where log is small: Gumbel's -log(-log(u)) drifted 40 ULP).
+	// Without a simd declaration the call stays libm's, as in the native
+	// lane.
 	for _, fn := range []string{"acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cos", "cosh", "erf", "erfc",
-		"exp", "exp10", "exp2", "expm1", "log", "log10", "log1p", "log2", "sin", "sinh", "tan", "tanh", "atan2", "hypot", "pow"} {
+		"exp", "exp10", "exp2", "expm1", "log1p", "sin", "sinh", "tan", "tanh", "atan2", "hypot", "pow"} {
 		args := 1
 		if fn == "atan2" || fn == "hypot" || fn == "pow" {
 			args = 2
 		}
-		for k, c := range []struct{ suffix, typ string }{{"f", "float"}, {"", "double"}} {
+		for k, c := range []struct{ suffix, typ string }{{"f", "float"}} {
 			all := true
 			for isa, n := range lanes {
 				if !have[fmt.Sprintf("_ZGV%sN%d%s_%s%s", isa, n[k], strings.Repeat("v", args), fn, c.suffix)] {
