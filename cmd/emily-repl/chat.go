@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/chzyer/readline"
-
 )
 
 const chatUsage = `Usage: emily-repl chat [flags]
