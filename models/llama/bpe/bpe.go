@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/emily-go/emily/models/llama/internal/ggufmeta"
 )
 
 // Token types, as GGUF's tokenizer.ggml.token_type stores them
@@ -88,7 +90,7 @@ func FromGGUF(meta map[string]any) (*Tokenizer, error) {
 	var types []int
 	if v, ok := meta["tokenizer.ggml.token_type"]; ok {
 		var err error
-		if types, err = ints(v); err != nil {
+		if types, err = ggufmeta.Ints(v); err != nil {
 			return nil, fmt.Errorf("%s: tokenizer.ggml.token_type: %v", op, err)
 		}
 		if len(types) != len(tokens) {
@@ -120,7 +122,7 @@ func FromGGUF(meta map[string]any) (*Tokenizer, error) {
 		if !ok {
 			continue
 		}
-		id, err := oneInt(v)
+		id, err := ggufmeta.Int(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %v", op, k.key, err)
 		}
@@ -137,7 +139,7 @@ func FromGGUF(meta map[string]any) (*Tokenizer, error) {
 		{"tokenizer.ggml.add_eos_token", &t.addEOS},
 	} {
 		if v, ok := meta[k.key]; ok {
-			b, err := oneBool(v)
+			b, err := ggufmeta.Bool(v)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s: %v", op, k.key, err)
 			}

@@ -25,6 +25,8 @@ import (
 	"fmt"
 
 	"github.com/ardanlabs/jinja"
+
+	"github.com/emily-go/emily/models/llama/internal/ggufmeta"
 )
 
 // Message is one turn of a conversation.
@@ -72,7 +74,7 @@ func FromGGUF(meta map[string]any) (*Template, error) {
 		if !ok {
 			continue
 		}
-		id, err := oneInt(v)
+		id, err := ggufmeta.Int(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %v", op, k.key, err)
 		}
@@ -144,27 +146,4 @@ func (t *Template) RenderWith(msgs []Message, addGenerationPrompt bool, extra ma
 		return "", fmt.Errorf("chat.Render (%s, %d messages): %v", t.name, len(msgs), err)
 	}
 	return out, nil
-}
-
-// intser is a 0-d tensor as emily.LoadGGUF returns numbers.
-type intser interface{ ToInts() []int }
-
-func oneInt(v any) (int, error) {
-	switch x := v.(type) {
-	case int:
-		return x, nil
-	case int32:
-		return int(x), nil
-	case uint32:
-		return int(x), nil
-	case int64:
-		return int(x), nil
-	case uint64:
-		return int(x), nil
-	case intser:
-		if s := x.ToInts(); len(s) == 1 {
-			return s[0], nil
-		}
-	}
-	return 0, fmt.Errorf("want one integer, got %T", v)
 }

@@ -1,4 +1,6 @@
-package bpe
+// Package ggufmeta reads the metadata values emily.LoadGGUF returns, for
+// models/llama's tokenizer and chat template alike.
+package ggufmeta
 
 import "fmt"
 
@@ -9,7 +11,8 @@ import "fmt"
 type intser interface{ ToInts() []int }
 type boolser interface{ ToBools() []bool }
 
-func ints(v any) ([]int, error) {
+// Ints reads an integer list (a tensor or a Go slice).
+func Ints(v any) ([]int, error) {
 	switch x := v.(type) {
 	case []int:
 		return x, nil
@@ -37,7 +40,8 @@ func ints(v any) ([]int, error) {
 	return nil, fmt.Errorf("want integers (a tensor or a Go slice), got %T", v)
 }
 
-func oneInt(v any) (int, error) {
+// Int reads one integer (a Go number, a 0-d or one-element tensor).
+func Int(v any) (int, error) {
 	switch x := v.(type) {
 	case int:
 		return x, nil
@@ -50,7 +54,7 @@ func oneInt(v any) (int, error) {
 	case uint64:
 		return int(x), nil
 	}
-	s, err := ints(v)
+	s, err := Ints(v)
 	if err != nil {
 		return 0, err
 	}
@@ -60,7 +64,8 @@ func oneInt(v any) (int, error) {
 	return s[0], nil
 }
 
-func oneBool(v any) (bool, error) {
+// Bool reads one boolean (a Go bool or a one-element tensor).
+func Bool(v any) (bool, error) {
 	switch x := v.(type) {
 	case bool:
 		return x, nil
