@@ -135,6 +135,13 @@ func CompileNamed(name string, fn any, opts ...Option) (*Jitted, error) {
 }
 
 func checkSignature(v reflect.Value) error {
+	return checkFuncTypes(v, func(t reflect.Type) bool { return t == tensorType }, "not *emily.Tensor")
+}
+
+// checkFuncTypes checks that v is a non-variadic function with results
+// whose parameter and result types all pass ok; a failing one is named,
+// followed by why (plain Jit's and Jit of trees differ only there).
+func checkFuncTypes(v reflect.Value, ok func(reflect.Type) bool, why string) error {
 	if v.Kind() != reflect.Func || v.IsNil() {
 		return fmt.Errorf("it is a %s, not a function", v.Kind())
 	}
@@ -146,13 +153,13 @@ func checkSignature(v reflect.Value) error {
 		return fmt.Errorf("function returns nothing")
 	}
 	for i := 0; i < t.NumIn(); i++ {
-		if t.In(i) != tensorType {
-			return fmt.Errorf("parameter %d is %s, not *emily.Tensor", i+1, t.In(i))
+		if !ok(t.In(i)) {
+			return fmt.Errorf("parameter %d is %s, %s", i+1, t.In(i), why)
 		}
 	}
 	for i := 0; i < t.NumOut(); i++ {
-		if t.Out(i) != tensorType {
-			return fmt.Errorf("result %d is %s, not *emily.Tensor", i+1, t.Out(i))
+		if !ok(t.Out(i)) {
+			return fmt.Errorf("result %d is %s, %s", i+1, t.Out(i), why)
 		}
 	}
 	return nil

@@ -55,27 +55,7 @@ func isFlatSignature(t reflect.Type) bool {
 // is refused as before: static arguments belong in a tree's fields or in
 // a closure.)
 func checkTreeSignature(v reflect.Value) error {
-	if v.Kind() != reflect.Func || v.IsNil() {
-		return fmt.Errorf("it is a %s, not a function", v.Kind())
-	}
-	t := v.Type()
-	if t.IsVariadic() {
-		return fmt.Errorf("variadic functions are not supported")
-	}
-	if t.NumOut() == 0 {
-		return fmt.Errorf("function returns nothing")
-	}
-	for i := 0; i < t.NumIn(); i++ {
-		if pt := t.In(i); !mayHoldTensors(pt) {
-			return fmt.Errorf("parameter %d is %s, which holds no *emily.Tensor", i+1, pt)
-		}
-	}
-	for i := 0; i < t.NumOut(); i++ {
-		if !mayHoldTensors(t.Out(i)) {
-			return fmt.Errorf("result %d is %s, which holds no *emily.Tensor", i+1, t.Out(i))
-		}
-	}
-	return nil
+	return checkFuncTypes(v, mayHoldTensors, "which holds no *emily.Tensor")
 }
 
 // compileTree is CompileNamed for a function of trees.
