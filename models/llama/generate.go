@@ -43,8 +43,10 @@ type Options struct {
 	// MaxTokens caps the generated tokens (0: until the context is full).
 	MaxTokens int
 	// Sampling picks each token (models/sample; the zero value is greedy).
-	// It runs inside the jitted step; each distinct Settings less its Seed
-	// traces its own programs (the seed's key is an input).
+	// It runs inside the jitted step. Its values (temperature, top-p,
+	// min-p, the penalties, the logit bias and the seed's key) are inputs
+	// of the step: settings that differ only in values share one
+	// program; which stages are on, and TopK, pick the program.
 	Sampling sample.Settings
 	// Stop strings end the generation; the text up to the first one is
 	// streamed, the stop string and what follows are not (it needs the
@@ -66,6 +68,12 @@ type Options struct {
 	// grows by doubling, up to the context length. Each capacity is one
 	// traced program per chunk length, so the jit cache stays bounded.
 	MinCache int
+	// Loop is what drives the decode: the Go loop (default) or a traced
+	// While (WhileLoop).
+	Loop Loop
+	// Block is the most steps one call of the While loop runs (default
+	// 16); ignored by the Go loop.
+	Block int
 }
 
 // Token is one generated token.
@@ -78,7 +86,8 @@ type Token struct {
 	// Logprob is log p(ID) under the model (before the sampler's
 	// processing).
 	Logprob float64
-	// Top are the Options.Logprobs most likely tokens, most likely first.
+	// Top are the Options.Logprobs most likely tokens, most likely first,
+	// each with its text (its piece alone; "" without a tokenizer).
 	Top []sample.TokenProb
 }
 
@@ -108,38 +117,203 @@ func (r Result) DecodeTokensPerSecond() float64 {
 }
 
 // spec is what shapes a step program beyond its input shapes: the lane,
-// the sampler (its stages are constants of the program) and the top-n
-// logprobs.
+// which sampler stages exist (their values are an input: knobs), the
+// top-n logprobs, and the decode loop.
 type spec struct {
-	lane    Lane
+	lane Lane
+	// sampler is built from stages(Settings): it decides which stages the
+	// program has, never their values (TopK's k excepted: TopK's k values
+	// are a static size, and a per-row k sorts the whole vocabulary).
 	sampler *sample.Sampler
-	key     bool // the sampler draws: a key goes in and the next comes out
-	counts  bool // penalties: token counts go in and come out updated
+	values  sample.Settings // the request's settings, normalized by sample.New
+	key     bool            // the sampler draws: a key goes in and the next comes out
+	counts  bool            // penalties: token counts go in and come out updated
+	knobs   bool            // temperature, top-p, min-p and penalties go in as float32 [6]
+	bias    bool            // the logit bias goes in as float32 [vocab]
 	topN    int
 }
 
+// The knobs' slots: the sampler's values, one float32 [6] input.
+const (
+	knobTemperature = iota
+	knobTopP
+	knobMinP
+	knobRepetition
+	knobPresence
+	knobFrequency
+	nKnobs
+)
+
+// stages returns s with each stage's value replaced by a fixed one of the
+// same kind (on stays on, off stays off), TopK kept: the settings a
+// program is traced with, so that requests differing only in values share
+// it.
+func stages(s sample.Settings) sample.Settings {
+	on := func(b bool, v float64) float64 {
+		if b {
+			return v
+		}
+		return 0
+	}
+	return sample.Settings{
+		Temperature:       on(!s.Greedy(), 1),
+		TopK:              s.TopK,
+		TopP:              on(s.TopP > 0 && s.TopP < 1, 0.5),
+		MinP:              on(s.MinP > 0, 0.5),
+		RepetitionPenalty: on(s.RepetitionPenalty != 0 && s.RepetitionPenalty != 1, 2),
+		PresencePenalty:   on(s.PresencePenalty != 0, 1),
+		FrequencyPenalty:  on(s.FrequencyPenalty != 0, 1),
+	}
+}
+
 func (m *Model) spec(o Options) (spec, error) {
-	sm, err := sample.New(o.Sampling, m.cfg.VocabSize)
+	real, err := sample.New(o.Sampling, m.cfg.VocabSize)
 	if err != nil {
 		return spec{}, err
 	}
 	if o.Logprobs < 0 || o.Logprobs > m.cfg.VocabSize {
 		return spec{}, fmt.Errorf("Logprobs %d: want 0 … %d", o.Logprobs, m.cfg.VocabSize)
 	}
-	return spec{lane: o.Lane, sampler: sm, key: !o.Sampling.Greedy(), counts: sm.NeedsCounts(), topN: o.Logprobs}, nil
+	v := real.Settings()
+	sm, err := sample.New(stages(v), m.cfg.VocabSize)
+	if err != nil {
+		panic(err) // stages of valid settings are valid
+	}
+	st := sm.Settings()
+	return spec{lane: o.Lane, sampler: sm, values: v, key: !st.Greedy(), counts: sm.NeedsCounts(),
+		knobs: !st.Greedy() || sm.NeedsCounts(), bias: len(v.LogitBias) > 0, topN: o.Logprobs}, nil
 }
 
 func (s spec) id() string {
-	st := s.sampler.Settings()
-	st.Seed = 0
-	return fmt.Sprintf("%s %+v top%d", s.lane, st, s.topN) // fmt prints maps sorted
+	return fmt.Sprintf("%s %+v bias=%v top%d", s.lane, s.sampler.Settings(), s.bias, s.topN)
 }
 
-// Step returns the jitted step for o's lane, sampling and logprobs (made
-// on first use), for its Stats and Programs: a function (tokens, pos,
-// last, [key], [counts], kv0, kv1, …) → (logits, next, logprob, [key'],
-// [counts'], [top ids, top logprobs], kv0', kv1', …), one cache a layer
-// as step documents.
+// knobValues is the knobs input of the request's settings.
+func (s spec) knobValues() *emily.Tensor {
+	v := s.values
+	k := make([]float32, nKnobs)
+	k[knobTemperature], k[knobTopP], k[knobMinP] = float32(v.Temperature), float32(v.TopP), float32(v.MinP)
+	k[knobRepetition], k[knobPresence], k[knobFrequency] = float32(v.RepetitionPenalty), float32(v.PresencePenalty), float32(v.FrequencyPenalty)
+	return emily.FromSlice(k, nKnobs)
+}
+
+// biasValues is the bias input (float32 [vocab]) of the request's
+// LogitBias.
+func (s spec) biasValues(vocab int) *emily.Tensor {
+	b := make([]float32, vocab)
+	for id, v := range s.values.LogitBias {
+		b[id] = float32(v)
+	}
+	return emily.FromSlice(b, vocab)
+}
+
+// rows turns the knobs into the sampler's per-row values (one row) for
+// the stages the program has.
+func (s spec) rows(knobs *emily.Tensor) sample.Rows {
+	var r sample.Rows
+	if !s.knobs {
+		return r
+	}
+	st := s.sampler.Settings()
+	at := func(i int) *emily.Tensor { return knobs.Slice(emily.R(i, i+1)) }
+	if !st.Greedy() {
+		r.Temperature = at(knobTemperature)
+	}
+	if st.TopP > 0 && st.TopP < 1 {
+		r.TopP = at(knobTopP)
+	}
+	if st.MinP > 0 {
+		r.MinP = at(knobMinP)
+	}
+	if st.RepetitionPenalty != 0 && st.RepetitionPenalty != 1 {
+		r.RepetitionPenalty = at(knobRepetition)
+	}
+	if st.PresencePenalty != 0 {
+		r.PresencePenalty = at(knobPresence)
+	}
+	if st.FrequencyPenalty != 0 {
+		r.FrequencyPenalty = at(knobFrequency)
+	}
+	return r
+}
+
+// samplerIn are the sampler's inputs of one step (nil where the spec
+// has none).
+type samplerIn struct{ key, counts, knobs, bias *emily.Tensor }
+
+// args appends the inputs that sp's step takes, in its order: [key],
+// [counts], [knobs], [bias].
+func (s spec) args(in samplerIn, to []*emily.Tensor) []*emily.Tensor {
+	for _, t := range []struct {
+		on bool
+		t  *emily.Tensor
+	}{{s.key, in.key}, {s.counts, in.counts}, {s.knobs, in.knobs}, {s.bias, in.bias}} {
+		if t.on {
+			to = append(to, t.t)
+		}
+	}
+	return to
+}
+
+// take is args' inverse inside a trace: it splits the sampler's inputs
+// off the front of ts.
+func (s spec) take(ts []*emily.Tensor) (samplerIn, []*emily.Tensor) {
+	var in samplerIn
+	for _, t := range []struct {
+		on bool
+		t  **emily.Tensor
+	}{{s.key, &in.key}, {s.counts, &in.counts}, {s.knobs, &in.knobs}, {s.bias, &in.bias}} {
+		if t.on {
+			*t.t, ts = ts[0], ts[1:]
+		}
+	}
+	return in, ts
+}
+
+// nIn is how many sampler inputs the step takes.
+func (s spec) nIn() int {
+	n := 0
+	for _, on := range []bool{s.key, s.counts, s.knobs, s.bias} {
+		if on {
+			n++
+		}
+	}
+	return n
+}
+
+// pick is the sampler inside a trace: the token (1) int32 of logits (1,
+// V) and its logprob (1) under the model, and the key and counts to carry
+// to the next step.
+func (s spec) pick(logits *emily.Tensor, in samplerIn) (ids, lp *emily.Tensor, next samplerIn) {
+	next = in
+	var use *emily.Tensor
+	if s.key {
+		use, next.key = sample.Split(in.key)
+	}
+	x := logits
+	if s.bias {
+		x = emily.Add(logits, in.bias)
+	}
+	ids, lp = s.sampler.StepRows(x, use, in.counts, s.rows(in.knobs))
+	if s.bias {
+		// The sampler's logprob is of what it was given; report the model's.
+		lp = emily.TakeAlongAxis(emily.LogSoftmax(logits, -1), emily.ExpandDims(ids, -1), -1).Reshape(-1)
+	}
+	if s.counts {
+		next.counts = sample.Count(in.counts, ids)
+	}
+	return ids, lp, next
+}
+
+// Step returns the jitted step for o's lane, sampler stages and logprobs
+// (made on first use), for its Stats and Programs: a function (tokens,
+// pos, last, [key], [counts], [knobs], [bias], kv0, kv1, …) → (logits,
+// next, logprob, [key'], [counts'], [top ids, top logprobs], kv0', kv1',
+// …), one cache a layer as step documents. knobs (float32 [6]:
+// temperature, top-p, min-p, repetition, presence and frequency
+// penalties) and bias (float32 [vocab]) are inputs, so requests that
+// differ only in those values share the step's programs; which stages
+// are on, and TopK, are part of the program.
 func (m *Model) Step(o Options) (*emily.Jitted, error) {
 	sp, err := m.spec(o)
 	if err != nil {
@@ -150,9 +324,45 @@ func (m *Model) Step(o Options) (*emily.Jitted, error) {
 	return m.jitted(sp)
 }
 
-// maxSteps bounds the jitted steps a Model keeps (one per lane, sampling
-// settings less the seed, and top-n).
+// maxSteps bounds the jitted steps (and decode loops) a Model keeps: one
+// per lane, sampler stages, TopK and top-n.
 const maxSteps = 8
+
+// tensorFunc makes a func(*Tensor × in) (*Tensor × out) from body, for
+// emily.CompileNamed: a step's arity depends on the model and options.
+func tensorFunc(in, out int, body func([]*emily.Tensor) []*emily.Tensor) any {
+	tt := reflect.TypeOf((*emily.Tensor)(nil))
+	inT, outT := make([]reflect.Type, in), make([]reflect.Type, out)
+	for i := range inT {
+		inT[i] = tt
+	}
+	for i := range outT {
+		outT[i] = tt
+	}
+	return reflect.MakeFunc(reflect.FuncOf(inT, outT, false), func(args []reflect.Value) []reflect.Value {
+		ts := make([]*emily.Tensor, len(args))
+		for i, a := range args {
+			ts[i] = a.Interface().(*emily.Tensor)
+		}
+		res := body(ts)
+		vs := make([]reflect.Value, len(res))
+		for i, t := range res {
+			vs[i] = reflect.ValueOf(t)
+		}
+		return vs
+	}).Interface()
+}
+
+// keep caches j under id, evicting the oldest past maxSteps, so a session
+// trying many sampler stages does not hold every program it ever made.
+func (m *Model) keep(id string, j *emily.Jitted) {
+	if len(m.stepOrder) >= maxSteps {
+		delete(m.steps, m.stepOrder[0])
+		m.stepOrder = m.stepOrder[1:]
+	}
+	m.steps[id] = j
+	m.stepOrder = append(m.stepOrder, id)
+}
 
 func (m *Model) jitted(sp spec) (*emily.Jitted, error) {
 	id := sp.id()
@@ -160,12 +370,12 @@ func (m *Model) jitted(sp spec) (*emily.Jitted, error) {
 		return j, nil
 	}
 	n := m.cfg.Layers // one (2, 1, KVHeads, C, HeadDim) cache a layer
-	extraIn, extraOut := 0, 0
+	extraIn, extraOut := sp.nIn(), 0
 	if sp.key {
-		extraIn, extraOut = extraIn+1, extraOut+1
+		extraOut++
 	}
 	if sp.counts {
-		extraIn, extraOut = extraIn+1, extraOut+1
+		extraOut++
 	}
 	if sp.topN > 0 {
 		extraOut += 2
@@ -175,49 +385,22 @@ func (m *Model) jitted(sp spec) (*emily.Jitted, error) {
 		return nil, fmt.Errorf("llama: a step of %d layers with these options has %d parameters and results, over Go's 128 for a function type (fix: fewer top logprobs, no penalties, or a model of at most %d layers)",
 			m.cfg.Layers, total, (128-6-extraIn-extraOut)/2)
 	}
-	tt := reflect.TypeOf((*emily.Tensor)(nil))
-	in := make([]reflect.Type, 3+extraIn+n)
-	outT := make([]reflect.Type, 3+extraOut+n)
-	for i := range in {
-		in[i] = tt
-	}
-	for i := range outT {
-		outT[i] = tt
-	}
-	fn := reflect.MakeFunc(reflect.FuncOf(in, outT, false), func(args []reflect.Value) []reflect.Value {
-		ts := make([]*emily.Tensor, len(args))
-		for i, a := range args {
-			ts[i] = a.Interface().(*emily.Tensor)
-		}
-		rest := ts[3:]
-		var key, counts *emily.Tensor
+	fn := tensorFunc(3+extraIn+n, 3+extraOut+n, func(ts []*emily.Tensor) []*emily.Tensor {
+		in, kv := sp.take(ts[3:])
+		logits, kv := m.step(ts[0], ts[1], ts[2], kv)
+		ids, lp, next := sp.pick(logits, in)
+		res := []*emily.Tensor{logits, emily.Reshape(ids, 1, 1), lp}
 		if sp.key {
-			key, rest = rest[0], rest[1:]
+			res = append(res, next.key)
 		}
 		if sp.counts {
-			counts, rest = rest[0], rest[1:]
-		}
-		logits, kv := m.step(ts[0], ts[1], ts[2], rest)
-		var use *emily.Tensor
-		if sp.key {
-			use, key = sample.Split(key)
-		}
-		ids, lp := sp.sampler.Step(logits, use, counts)
-		res := []reflect.Value{reflect.ValueOf(logits), reflect.ValueOf(emily.Reshape(ids, 1, 1)), reflect.ValueOf(lp)}
-		if sp.key {
-			res = append(res, reflect.ValueOf(key))
-		}
-		if sp.counts {
-			res = append(res, reflect.ValueOf(sample.Count(counts, ids)))
+			res = append(res, next.counts)
 		}
 		if sp.topN > 0 {
 			ti, tl := sample.TopLogprobs(logits, sp.topN)
-			res = append(res, reflect.ValueOf(ti), reflect.ValueOf(tl))
+			res = append(res, ti, tl)
 		}
-		for _, t := range kv {
-			res = append(res, reflect.ValueOf(t))
-		}
-		return res
+		return append(res, kv...)
 	})
 	// WithAsync: a call returns once its work is queued, so the loop below
 	// builds step n+1 on token n's tensor while step n computes, and only
@@ -228,30 +411,23 @@ func (m *Model) jitted(sp spec) (*emily.Jitted, error) {
 	// from MinCache to the context length and chunk lengths are 1 or a
 	// power of two up to PrefillChunk, so this bound is not reached in
 	// practice.
-	j, err := emily.CompileNamed(fmt.Sprintf("llama.step[%s]", id), fn.Interface(), append(sp.lane.options(), emily.WithCacheSize(128), emily.WithAsync(true))...)
+	j, err := emily.CompileNamed(fmt.Sprintf("llama.step[%s]", id), fn, append(sp.lane.options(), emily.WithCacheSize(128), emily.WithAsync(true))...)
 	if err != nil {
 		panic(err) // the signature is all *Tensor and the options are fixed: cannot fail
 	}
-	// Each distinct sampling setting traces its own programs: keep the
-	// last maxSteps of them, so a session trying many settings does not
-	// hold every program it ever made.
-	if len(m.stepOrder) >= maxSteps {
-		delete(m.steps, m.stepOrder[0])
-		m.stepOrder = m.stepOrder[1:]
-	}
-	m.steps[id] = j
-	m.stepOrder = append(m.stepOrder, id)
+	m.keep(id, j)
 	return j, nil
 }
 
 // session is one generation's cache and position.
 type session struct {
-	m        *Model
-	sp       spec
-	j        *emily.Jitted
-	kv       []*emily.Tensor
-	key      *emily.Tensor // the sampler's key for the next step
-	counts   *emily.Tensor // tokens seen (1, vocab), for the penalties
+	m  *Model
+	sp spec
+	j  *emily.Jitted
+	kv []*emily.Tensor
+	// in is the sampler's state and values: the key for the next step,
+	// the tokens seen (1, vocab) for the penalties, the knobs and bias.
+	in       samplerIn
 	capacity int
 	minCache int
 }
@@ -291,13 +467,7 @@ func (s *session) run(tokens *emily.Tensor, pos, last int, keep bool) (stepOut, 
 	var out []*emily.Tensor
 	err := emily.Try(func() {
 		s.grow(pos + tokens.Shape()[1])
-		args := []*emily.Tensor{tokens, emily.ScalarOf(pos, emily.Int32), emily.ScalarOf(last, emily.Int32)}
-		if s.sp.key {
-			args = append(args, s.key)
-		}
-		if s.sp.counts {
-			args = append(args, s.counts)
-		}
+		args := s.sp.args(s.in, []*emily.Tensor{tokens, emily.ScalarOf(pos, emily.Int32), emily.ScalarOf(last, emily.Int32)})
 		var err error
 		if out, err = s.j.Call(append(args, s.kv...)...); err != nil {
 			panic(err)
@@ -310,13 +480,13 @@ func (s *session) run(tokens *emily.Tensor, pos, last int, keep bool) (stepOut, 
 	rest := out[3:]
 	if s.sp.key {
 		if keep {
-			s.key = rest[0]
+			s.in.key = rest[0]
 		}
 		rest = rest[1:]
 	}
 	if s.sp.counts {
 		if keep {
-			s.counts = rest[0]
+			s.in.counts = rest[0]
 		}
 		rest = rest[1:]
 	}
@@ -338,7 +508,13 @@ func (m *Model) newSession(sp spec, o Options, prompt []int) (*session, error) {
 	}
 	s := &session{m: m, sp: sp, j: j, kv: make([]*emily.Tensor, m.cfg.Layers), minCache: minCache}
 	if sp.key {
-		s.key = o.Sampling.Key()
+		s.in.key = o.Sampling.Key()
+	}
+	if sp.knobs {
+		s.in.knobs = sp.knobValues()
+	}
+	if sp.bias {
+		s.in.bias = sp.biasValues(m.cfg.VocabSize)
 	}
 	if sp.counts {
 		// The penalties count the prompt's tokens too (Hugging Face's).
@@ -346,7 +522,7 @@ func (m *Model) newSession(sp spec, o Options, prompt []int) (*session, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.counts = c
+		s.in.counts = c
 	}
 	return s, nil
 }
@@ -462,8 +638,10 @@ func chunkLen(n, pos, limit int) int {
 // in chunks of PrefillChunk through the same cache; each token is picked
 // by o.Sampling inside the jitted step.
 //
-// The loop is pipelined: the step for token n+1 is issued, on token n's
-// device tensor, before token n is read back and emitted.
+// The Go loop (the default) is pipelined: the step for token n+1 is
+// issued, on token n's device tensor, before token n is read back and
+// emitted. With Options.Loop = WhileLoop the decode runs in blocks of a
+// traced While instead (WhileLoop), the same tokens.
 func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func(Token) error) (res Result, err error) {
 	const op = "llama.Generate"
 	c := m.cfg
@@ -478,17 +656,16 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 	if len(o.Stop) > 0 && m.tok == nil {
 		return res, fmt.Errorf("%s: stop strings need the GGUF's tokenizer, and this one has none (fix: use StopTokens)", op)
 	}
+	if o.Loop != GoLoop && o.Loop != WhileLoop || o.Block < 0 {
+		return res, fmt.Errorf("%s: Loop %d, Block %d: want GoLoop or WhileLoop, and Block ≥ 0 (0: %d)", op, o.Loop, o.Block, defaultBlock)
+	}
 	maxTokens := c.ContextLength - len(prompt)
 	if o.MaxTokens > 0 {
 		maxTokens = min(maxTokens, o.MaxTokens)
 	}
-	var (
-		dec   *bpe.StreamDecoder
-		stops = sample.NewStopMatcher(o.Stop)
-		text  strings.Builder
-	)
+	g := &generation{m: m, o: o, res: &res, emit: emit, stops: sample.NewStopMatcher(o.Stop), maxTokens: maxTokens}
 	if m.tok != nil {
-		dec = m.tok.NewDecoder()
+		g.dec = m.tok.NewDecoder()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -508,15 +685,25 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 	start = time.Now()
 	defer func() {
 		res.Decode = time.Since(start)
-		res.Text = text.String()
+		res.Text = g.text.String()
 	}()
 
+	if o.Loop == WhileLoop {
+		// The first token, then blocks of the traced loop.
+		var tok Token
+		if err := emily.Try(func() { tok = st.read(m.tok) }); err != nil {
+			return res, err
+		}
+		if done, err := g.accept(tok); done || err != nil {
+			return res, err
+		}
+		return res, s.whileLoop(ctx, g, st, o)
+	}
 	pos := len(prompt)
 	for {
 		cur := st
 		// Issue step n+1 on token n's tensor before reading token n.
-		more := len(res.Tokens)+1 < maxTokens
-		if more {
+		if len(res.Tokens)+1 < maxTokens {
 			if err := ctx.Err(); err != nil {
 				res.Reason = "cancelled"
 				return res, err
@@ -526,55 +713,93 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 			}
 		}
 		var tok Token
-		if err := emily.Try(func() { tok = cur.read() }); err != nil {
+		if err := emily.Try(func() { tok = cur.read(m.tok) }); err != nil {
 			return res, err
 		}
-		res.Tokens = append(res.Tokens, tok.ID)
-		eog := !o.IgnoreEOG && (slices.Contains(c.EOG, tok.ID) || m.tok != nil && m.tok.IsEOG(tok.ID)) || slices.Contains(o.StopTokens, tok.ID)
-		switch {
-		case eog:
-			res.Reason = "eog"
-		case !more && len(prompt)+len(res.Tokens) >= c.ContextLength:
-			res.Reason = "context"
-		case !more:
-			res.Reason = "length"
-		}
-		if dec != nil {
-			piece := ""
-			if !eog || !slices.Contains(m.tok.EOG(), tok.ID) {
-				piece = dec.Next(tok.ID)
-			}
-			if res.Reason != "" {
-				piece += dec.Flush()
-			}
-			out, stop := stops.Push(piece)
-			if stop {
-				res.Reason = "stop"
-			} else if res.Reason != "" {
-				out += stops.Flush()
-			}
-			tok.Text = out
-			text.WriteString(out)
-		}
-		if err := emit(tok); err != nil {
-			res.Reason = "cancelled"
+		if done, err := g.accept(tok); done || err != nil {
 			return res, err
-		}
-		if res.Reason != "" {
-			return res, nil
 		}
 		pos++
 	}
 }
 
+// generation is the host side of one Generate: the tokens so far, the
+// streamed text, and why it stopped.
+type generation struct {
+	m         *Model
+	o         Options
+	res       *Result
+	emit      func(Token) error
+	dec       *bpe.StreamDecoder
+	stops     *sample.StopMatcher
+	text      strings.Builder
+	maxTokens int
+}
+
+// pos is the position of the next step: the one that reads the last
+// token.
+func (g *generation) pos() int { return g.res.PromptTokens + len(g.res.Tokens) - 1 }
+
+// accept takes the next token: it records it, decides whether it ends the
+// generation (Result.Reason), fills its text (UTF-8 whole, stop strings
+// held back) and emits it. done: the generation is over (err: emit's).
+func (g *generation) accept(tok Token) (done bool, err error) {
+	m, o, res := g.m, g.o, g.res
+	c := m.cfg
+	res.Tokens = append(res.Tokens, tok.ID)
+	eog := !o.IgnoreEOG && (slices.Contains(c.EOG, tok.ID) || m.tok != nil && m.tok.IsEOG(tok.ID)) || slices.Contains(o.StopTokens, tok.ID)
+	full := len(res.Tokens) >= g.maxTokens
+	switch {
+	case eog:
+		res.Reason = "eog"
+	case full && res.PromptTokens+len(res.Tokens) >= c.ContextLength:
+		res.Reason = "context"
+	case full:
+		res.Reason = "length"
+	}
+	if g.dec != nil {
+		piece := ""
+		if !eog || !slices.Contains(m.tok.EOG(), tok.ID) {
+			piece = g.dec.Next(tok.ID)
+		}
+		if res.Reason != "" {
+			piece += g.dec.Flush()
+		}
+		out, stop := g.stops.Push(piece)
+		if stop {
+			res.Reason = "stop"
+		} else if res.Reason != "" {
+			out += g.stops.Flush()
+		}
+		tok.Text = out
+		g.text.WriteString(out)
+	}
+	if err := g.emit(tok); err != nil {
+		res.Reason = "cancelled"
+		return true, err
+	}
+	return res.Reason != "", nil
+}
+
 // read copies a step's token (and top-n) to the host.
-func (st stepOut) read() Token {
+func (st stepOut) read(tok *bpe.Tokenizer) Token {
 	t := Token{ID: int(st.next.ToInt32s()[0]), Logprob: float64(st.logprob.ToFloat32s()[0])}
 	if st.topIDs != nil {
-		ids, lps := st.topIDs.ToInt32s(), st.topLogprobs.ToFloat32s()
-		for i := range ids {
-			t.Top = append(t.Top, sample.TokenProb{ID: int(ids[i]), Logprob: float64(lps[i])})
-		}
+		t.Top = topOf(tok, st.topIDs.ToInt32s(), st.topLogprobs.ToFloat32s())
 	}
 	return t
+}
+
+// topOf is one token's alternatives, each with its text: the token's own
+// bytes (the tokenizer's Piece, which may be part of a UTF-8 character:
+// OpenAI's top_logprobs carry such bytes too), "" without a tokenizer.
+func topOf(tok *bpe.Tokenizer, ids []int32, lps []float32) []sample.TokenProb {
+	top := make([]sample.TokenProb, len(ids))
+	for i := range ids {
+		top[i] = sample.TokenProb{ID: int(ids[i]), Logprob: float64(lps[i])}
+		if tok != nil {
+			top[i].Text = tok.Piece(int(ids[i]))
+		}
+	}
+	return top
 }

@@ -270,15 +270,16 @@ func TestSamplingInTheStep(t *testing.T) {
 	if _, err := m.Generate(context.Background(), prompt, llama.Options{Sampling: sample.Settings{Temperature: -1}}, func(llama.Token) error { return nil }); err == nil {
 		t.Error("temperature -1: no error")
 	}
-	// Many settings: the model keeps a bounded number of jitted steps
-	// (an evicted one is made again when its settings come back).
-	first, _ := m.Step(llama.Options{Sampling: sample.Settings{Temperature: 0.5}})
+	// Many sampler stages (TopK's k is a static size): the model keeps a
+	// bounded number of jitted steps (an evicted one is made again when
+	// its settings come back).
+	first, _ := m.Step(llama.Options{Sampling: sample.Settings{Temperature: 0.5, TopK: 2}})
 	for i := range 12 {
-		if _, err := m.Step(llama.Options{Sampling: sample.Settings{Temperature: 0.6 + 0.1*float64(i)}}); err != nil {
+		if _, err := m.Step(llama.Options{Sampling: sample.Settings{Temperature: 0.5, TopK: 3 + i}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if again, _ := m.Step(llama.Options{Sampling: sample.Settings{Temperature: 0.5}}); again == first {
+	if again, _ := m.Step(llama.Options{Sampling: sample.Settings{Temperature: 0.5, TopK: 2}}); again == first {
 		t.Error("13 settings later, the first one's step is still kept: the steps are not bounded")
 	}
 	if a, _ := m.Step(llama.Options{}); a == nil {
@@ -318,5 +319,66 @@ func TestManyLayersSampleWithPenaltiesAndLogprobs(t *testing.T) {
 	_, err = m.Generate(context.Background(), []int{1, 2, 3}, opts, func(llama.Token) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "128") {
 		t.Fatalf("70 layers: err = %v, want the 128-parameter limit named", err)
+	}
+}
+
+// TestSamplerValuesAreStepInputs: 20 requests whose temperature, top-p,
+// min-p, penalties, logit bias and seed all differ run one jitted step
+// (its prefill and decode programs traced once), and each gets the
+// tokens a fresh model, tracing for its values alone, gives: the values
+// are inputs, read at every call, not constants of the first trace. The
+// greedy step takes no sampler input at all (tokens, pos, last and the
+// caches), so greedy decoding pays nothing for it.
+func TestSamplerValuesAreStepInputs(t *testing.T) {
+	m := tinyModel(t, 128)
+	prompt := []int{3, 1, 4, 1, 5, 9, 2, 6}
+	settings := func(i int) sample.Settings {
+		f := float64(i)
+		return sample.Settings{Temperature: 0.5 + 0.1*f, TopP: 0.8 + 0.01*f, MinP: 0.01 * (1 + f), RepetitionPenalty: 1.05 + 0.05*f,
+			PresencePenalty: 0.1 + 0.1*f, FrequencyPenalty: 0.07*f - 0.5, LogitBias: map[int]float64{i: 2, 40 - i: -3}, Seed: uint64(i)}
+	}
+	opts := func(i int) llama.Options {
+		return llama.Options{Sampling: settings(i), MaxTokens: 12, IgnoreEOG: true, Logprobs: 1}
+	}
+	j, err := m.Step(opts(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := j.Stats()
+	var runs [][]int
+	for i := range 20 {
+		if k, _ := m.Step(opts(i)); k != j {
+			t.Fatalf("settings %d made another step: the values are part of the program", i)
+		}
+		res, _ := collect(t, m, prompt, opts(i))
+		runs = append(runs, res.Tokens)
+	}
+	if s := j.Stats(); s.Traces-before.Traces != 2 || len(j.Programs()) != 2 {
+		t.Errorf("20 settings: %d traces, %d programs; want 2 (the prefill chunk and the decode step)", s.Traces-before.Traces, len(j.Programs()))
+	}
+	distinct := map[string]bool{}
+	for i, toks := range runs {
+		distinct[fmt.Sprint(toks)] = true
+		if i%5 != 0 {
+			continue // a fresh model per settings is slow: four of them
+		}
+		fresh := tinyModel(t, 128)
+		want, _ := collect(t, fresh, prompt, opts(i))
+		if !slices.Equal(toks, want.Tokens) {
+			t.Errorf("settings %d through the shared step: %v; traced alone: %v", i, toks, want.Tokens)
+		}
+	}
+	if len(distinct) < 15 {
+		t.Errorf("20 settings gave %d distinct runs: the values do not reach the step", len(distinct))
+	}
+	g, err := m.Step(llama.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, m, prompt, llama.Options{MaxTokens: 2})
+	for _, p := range g.Programs() {
+		if n := len(strings.Split(p.Inputs, ", ")); n != 3+m.Config().Layers {
+			t.Errorf("the greedy step takes %d inputs (%s), want tokens, pos, last and %d caches", n, p.Inputs, m.Config().Layers)
+		}
 	}
 }

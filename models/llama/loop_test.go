@@ -1,0 +1,151 @@
+package llama_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/emily-go/emily/models/llama"
+	"github.com/emily-go/emily/models/sample"
+)
+
+// collect runs Generate and returns its result and the emitted tokens.
+func collect(t *testing.T, m *llama.Model, prompt []int, o llama.Options) (llama.Result, []llama.Token) {
+	t.Helper()
+	var toks []llama.Token
+	res, err := m.Generate(context.Background(), prompt, o, func(tk llama.Token) error {
+		toks = append(toks, tk)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, toks
+}
+
+// sameTokens reports where two emitted streams differ: ids, logprobs
+// (to 1e-5) and the top-n.
+func sameTokens(a, b []llama.Token) string {
+	if len(a) != len(b) {
+		return "lengths differ"
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.ID != y.ID || math.Abs(x.Logprob-y.Logprob) > 1e-5 || len(x.Top) != len(y.Top) {
+			return fmt.Sprintf("token %d", i)
+		}
+		for j := range x.Top {
+			if x.Top[j].ID != y.Top[j].ID || math.Abs(x.Top[j].Logprob-y.Top[j].Logprob) > 1e-5 {
+				return fmt.Sprintf("token %d's top", i)
+			}
+		}
+	}
+	return ""
+}
+
+// TestWhileLoopMatchesGoLoop: the decode as a traced While gives the Go
+// loop's tokens, logprobs and top-n, greedy and sampled with penalties
+// (the same key chain), in every lane, across a cache growth (capacity
+// 16 → 32 → 64) and for block sizes that do and do not divide the run; it
+// stops at the same stop token and end-of-generation id (inside the
+// loop's condition) with the same Reason; and its jit cache holds one
+// program per capacity, not per block or token.
+func TestWhileLoopMatchesGoLoop(t *testing.T) {
+	m := tinyModel(t, 64)
+	prompt := []int{3, 1, 4, 1, 5, 9, 2}
+	hot := sample.Settings{Temperature: 1.3, TopP: 0.9, PresencePenalty: 0.4, Seed: 5}
+	for _, lane := range []llama.Lane{llama.Native, llama.Fuse, llama.Evaluator} {
+		t.Run(lane.String(), func(t *testing.T) {
+			for _, st := range []sample.Settings{{}, hot} {
+				o := llama.Options{IgnoreEOG: true, Lane: lane, Sampling: st, Logprobs: 2, MinCache: 16, MaxTokens: 50}
+				want, wt := collect(t, m, prompt, o)
+				for _, block := range []int{0, 7, 64} {
+					w := o
+					w.Loop, w.Block = llama.WhileLoop, block
+					j, err := m.Loop(w)
+					if err != nil {
+						t.Fatal(err)
+					}
+					before := j.Stats()
+					got, gt := collect(t, m, prompt, w)
+					// Positions 7 … 55 at capacities 16, 32 and 64.
+					if s := j.Stats(); s.Traces-before.Traces > 3 || len(j.Programs()) != 3 {
+						t.Errorf("block %d: %d traces, %d programs; want ≤ 3 traces, one program per capacity (3)", block, s.Traces-before.Traces, len(j.Programs()))
+					}
+					if !slices.Equal(got.Tokens, want.Tokens) || got.Reason != want.Reason {
+						t.Errorf("%+v block %d: while %v (%s), go loop %v (%s)", st, block, got.Tokens, got.Reason, want.Tokens, want.Reason)
+					} else if d := sameTokens(gt, wt); d != "" {
+						t.Errorf("%+v block %d: the emitted tokens differ at %s", st, block, d)
+					}
+				}
+			}
+			free, _ := collect(t, m, prompt, llama.Options{IgnoreEOG: true, Lane: lane, MaxTokens: 40})
+			stop := free.Tokens[9]
+			at := slices.Index(free.Tokens, stop)
+			for _, loop := range []llama.Loop{llama.GoLoop, llama.WhileLoop} {
+				r, _ := collect(t, m, prompt, llama.Options{IgnoreEOG: true, Lane: lane, StopTokens: []int{stop}, Loop: loop})
+				if r.Reason != "eog" || !slices.Equal(r.Tokens, free.Tokens[:at+1]) {
+					t.Errorf("%s loop, stop token %d: %v %q, want %v eog", loop, stop, r.Tokens, r.Reason, free.Tokens[:at+1])
+				}
+			}
+			eos := m.Config().EOG[0]
+			if i := slices.Index(free.Tokens, eos); i >= 0 {
+				r, _ := collect(t, m, prompt, llama.Options{Lane: lane, Loop: llama.WhileLoop})
+				if r.Reason != "eog" || !slices.Equal(r.Tokens, free.Tokens[:i+1]) {
+					t.Errorf("while loop, eos %d: %v %q, want %v eog", eos, r.Tokens, r.Reason, free.Tokens[:i+1])
+				}
+			}
+		})
+	}
+}
+
+// TestWhileLoopStopsWithinABlock: cancellation, an error from emit and a
+// stop string take effect at the block they happen in, and the context
+// length ends a While decode as it ends the Go loop's.
+func TestWhileLoopStopsWithinABlock(t *testing.T) {
+	m := tinyModel(t, 40)
+	prompt := []int{3, 1, 4, 1, 5}
+	o := llama.Options{IgnoreEOG: true, Loop: llama.WhileLoop, Block: 4}
+	r, _ := collect(t, m, prompt, o)
+	if r.Reason != "context" || len(r.Tokens) != 40-len(prompt) {
+		t.Errorf("to the context: %d tokens %q, want %d context", len(r.Tokens), r.Reason, 40-len(prompt))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	j, err := m.Loop(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := j.Stats()
+	r, err = m.Generate(ctx, prompt, o, func(llama.Token) error {
+		if n++; n == 3 {
+			cancel()
+		}
+		return nil
+	})
+	// Token 3 is inside the first block (tokens 2 … 5): the stream stops
+	// there, as the Go loop's does, and no other block starts.
+	if !errors.Is(err, context.Canceled) || r.Reason != "cancelled" || len(r.Tokens) != 3 {
+		t.Errorf("cancelled at token 3: %d tokens %q %v, want 3 cancelled", len(r.Tokens), r.Reason, err)
+	}
+	if s := j.Stats(); s.Hits+s.Misses-before.Hits-before.Misses != 1 {
+		t.Errorf("cancelled in the first block: %d calls of the loop, want 1", s.Hits+s.Misses-before.Hits-before.Misses)
+	}
+	enough := errors.New("enough")
+	n = 0
+	r, err = m.Generate(context.Background(), prompt, o, func(llama.Token) error {
+		if n++; n == 3 {
+			return enough
+		}
+		return nil
+	})
+	if !errors.Is(err, enough) || len(r.Tokens) != 3 {
+		t.Errorf("emit error at token 3: %d tokens %v", len(r.Tokens), err)
+	}
+	if _, err := m.Generate(context.Background(), prompt, llama.Options{Loop: 7}, func(llama.Token) error { return nil }); err == nil {
+		t.Error("Loop 7: no error")
+	}
+}
