@@ -2,9 +2,11 @@ package llama_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"testing"
 
@@ -147,5 +149,73 @@ func TestWhileLoopStopsWithinABlock(t *testing.T) {
 	}
 	if _, err := m.Generate(context.Background(), prompt, llama.Options{Loop: 7}, func(llama.Token) error { return nil }); err == nil {
 		t.Error("Loop 7: no error")
+	}
+}
+
+// TestTinyVariantsWhileLoop: on each tiny GGUF of variants_test (Llama
+// 2 with linear rope scaling, Llama 3's rope_freqs, TinyLlama's float16
+// GQA, Qwen2's biases), the While loop's greedy tokens are the Go loop's,
+// in the native and fuse lanes, across cache growths 8 → 16 → 32 → 64.
+func TestTinyVariantsWhileLoop(t *testing.T) {
+	dir, names := tinyVariants(t)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			path, ref := writeTiny(t, dir, name)
+			m, err := llama.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prompt := ref.Tokens[:5]
+			n := min(40, m.Config().ContextLength-len(prompt))
+			for _, lane := range []llama.Lane{llama.Native, llama.Fuse} {
+				o := llama.Options{Lane: lane, MaxTokens: n, IgnoreEOG: true, MinCache: 8}
+				want, _ := collect(t, m, prompt, o)
+				o.Loop, o.Block = llama.WhileLoop, 6
+				got, _ := collect(t, m, prompt, o)
+				if len(want.Tokens) != n || !slices.Equal(got.Tokens, want.Tokens) {
+					t.Errorf("%s: while %v, go loop %v (want %d tokens)", lane, got.Tokens, want.Tokens, n)
+				}
+			}
+		})
+	}
+}
+
+// TestSmolLM2WhileLoop: SmolLM2's greedy continuations through the While
+// loop are mlx-lm's reference (the Go loop's, TestSmolLM2MatchesMLXLM) in
+// the native and fuse lanes, and the top logprobs come with their texts.
+func TestSmolLM2WhileLoop(t *testing.T) {
+	raw, err := os.ReadFile("testdata/reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref reference
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	m := smolLM2(t, 0)
+	for _, lane := range []llama.Lane{llama.Native, llama.Fuse} {
+		for _, p := range ref.Prompts[:2] {
+			o := llama.Options{MaxTokens: ref.MaxTokens, IgnoreEOG: true, Lane: lane, Loop: llama.WhileLoop, Logprobs: 3}
+			res, toks := collect(t, m, p.Prompt, o)
+			if !slices.Equal(res.Tokens, p.Tokens) {
+				t.Errorf("%s %s: while loop %v, mlx-lm %v", lane, p.Name, res.Tokens, p.Tokens)
+			}
+			for i, tk := range toks {
+				if len(tk.Top) != 3 || tk.Top[0].ID != tk.ID {
+					t.Fatalf("%s token %d: %d, top %v", p.Name, i, tk.ID, tk.Top)
+				}
+				for _, a := range tk.Top {
+					if a.Text != m.Tokenizer().Piece(a.ID) {
+						t.Errorf("%s token %d: alternative %d has text %q, want its piece %q", p.Name, i, a.ID, a.Text, m.Tokenizer().Piece(a.ID))
+					}
+				}
+			}
+		}
+	}
+	// "The capital of France is" → " Paris": the first token's best
+	// alternative, with its text, through the Go loop too.
+	_, toks := collect(t, m, ref.Prompts[0].Prompt, llama.Options{MaxTokens: 1, Logprobs: 2})
+	if top := toks[0].Top; top[0].Text != " Paris" || top[1].Text == "" {
+		t.Errorf("the first token's alternatives %+v, want \" Paris\" first, each with its text", top)
 	}
 }

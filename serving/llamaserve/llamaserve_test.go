@@ -79,6 +79,12 @@ func TestServedEqualsGenerate(t *testing.T) {
 		if len(c.Logprobs.TopLogprobs[i]) == 0 || lp != best || lp > 0 {
 			t.Errorf("token %d %q: logprob %v, top %v", i, c.Logprobs.Tokens[i], lp, c.Logprobs.TopLogprobs[i])
 		}
+		// The alternatives are keyed by their texts: the greedy token's
+		// own is among them, with its logprob, and none is empty.
+		_, empty := c.Logprobs.TopLogprobs[i][""]
+		if got, ok := c.Logprobs.TopLogprobs[i][c.Logprobs.Tokens[i]]; !ok || got != lp || empty {
+			t.Errorf("token %d %q: top_logprobs %v do not name it by its text", i, c.Logprobs.Tokens[i], c.Logprobs.TopLogprobs[i])
+		}
 	}
 	// A sampling setting the sampler refuses (the HTTP layer lets
 	// top_k through unbounded) is still a 400 naming the field.
