@@ -21,7 +21,12 @@ func tinyTensors(context int) (map[string]*emily.Tensor, map[string]any) {
 
 // tinyTensorsLayers is tinyTensors with layers blocks.
 func tinyTensorsLayers(context, layers int) (map[string]*emily.Tensor, map[string]any) {
-	const hidden, heads, kv, ff, vocab = 32, 4, 2, 48, 50
+	return tinyTensorsVocab(context, layers, 50)
+}
+
+// tinyTensorsVocab is tinyTensors with layers blocks and vocab tokens.
+func tinyTensorsVocab(context, layers, vocab int) (map[string]*emily.Tensor, map[string]any) {
+	const hidden, heads, kv, ff = 32, 4, 2, 48
 	hd := hidden / heads
 	key := emily.Key(7)
 	w := map[string]*emily.Tensor{}

@@ -183,7 +183,9 @@ func b2i(b bool) int {
 func (s *session) runBlock(j *emily.Jitted, token *emily.Tensor, pos, limit int, stop *emily.Tensor) (blockOut, error) {
 	var out []*emily.Tensor
 	err := emily.Try(func() {
-		args := s.sp.args(s.in, []*emily.Tensor{token, emily.ScalarOf(pos, emily.Int32), emily.ScalarOf(limit, emily.Int32), stop})
+		p, l := emily.ScalarOf(pos, emily.Int32), emily.ScalarOf(limit, emily.Int32)
+		defer free(p, l)
+		args := s.sp.args(s.in, []*emily.Tensor{token, p, l, stop})
 		var err error
 		if out, err = j.Call(append(args, s.kv...)...); err != nil {
 			panic(err)
@@ -198,12 +200,16 @@ func (s *session) runBlock(j *emily.Jitted, token *emily.Tensor, pos, limit int,
 		b.topIDs, b.topLogprobs, rest = rest[0], rest[1], rest[2:]
 	}
 	if s.sp.key {
-		s.in.key, rest = rest[0], rest[1:]
+		replace(&s.in.key, rest[0])
+		rest = rest[1:]
 	}
 	if s.sp.counts {
-		s.in.counts, rest = rest[0], rest[1:]
+		replace(&s.in.counts, rest[0])
+		rest = rest[1:]
 	}
-	copy(s.kv, rest)
+	for i, t := range rest {
+		replace(&s.kv[i], t)
+	}
 	return b, nil
 }
 
@@ -259,7 +265,9 @@ func (s *session) whileLoop(ctx context.Context, g *generation, first stepOut, o
 		return err
 	}
 	stop := s.m.stopMask(o)
+	defer stop.Free()
 	token := first.next
+	defer func() { token.Free() }()
 	for {
 		if err := ctx.Err(); err != nil {
 			g.res.Reason = "cancelled"
@@ -272,8 +280,12 @@ func (s *session) whileLoop(ctx context.Context, g *generation, first stepOut, o
 		if err != nil {
 			return err
 		}
+		token.Free()
+		token = b.last
 		var toks []Token
-		if err := emily.Try(func() { toks = b.read(s.m) }); err != nil {
+		err = emily.Try(func() { toks = b.read(s.m) })
+		free(b.n, b.ids, b.logprobs, b.topIDs, b.topLogprobs)
+		if err != nil {
 			return err
 		}
 		if len(toks) == 0 {
@@ -290,6 +302,5 @@ func (s *session) whileLoop(ctx context.Context, g *generation, first stepOut, o
 				return err
 			}
 		}
-		token = b.last
 	}
 }
