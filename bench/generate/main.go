@@ -2,7 +2,8 @@
 // (.deps/llm.gguf, or -model / EMILY_LLM) in every jit lane, beside mlx-lm
 // on the same weights (scripts/gguf-to-mlx.py converts them;
 // bench/generate/mlxlm.py times them) and llama.cpp's llama-bench, in one
-// run. Per lane it reports:
+// run. Per lane, and per decode loop (the pipelined Go loop, and the
+// traced While of models/llama's WhileLoop, "lane/while"), it reports:
 //
 //   - prefill tok/s of a -prompt-token prompt (default 512), to its first
 //     token;
@@ -43,6 +44,8 @@ var (
 	promptLen  = flag.Int("prompt", 512, "prompt tokens for prefill and time to first token")
 	decodeLen  = flag.Int("decode", 128, "tokens decoded after the first, per decode measurement")
 	lanesFlag  = flag.String("lanes", "native,fuse,evaluator", "comma-separated lanes")
+	loopsFlag  = flag.String("loops", "go,while", "comma-separated decode loops: go (pipelined Go loop), while (traced While, -block steps a call)")
+	block      = flag.Int("block", 0, "steps per call of the While loop (0: models/llama's default)")
 	mlxlmPy    = flag.String("mlxlm-python", "", "Python with mlx and mlx-lm (empty: no mlx-lm column)")
 	mlxlmModel = flag.String("mlxlm-model", "", "mlx-lm model directory made by scripts/gguf-to-mlx.py")
 	llamaBench = flag.String("llama-bench", "", "llama.cpp's llama-bench binary (empty: no llama.cpp column)")
@@ -96,10 +99,36 @@ func main() {
 			fail(fmt.Errorf("-lanes: unknown lane %q (native, fuse, evaluator)", name))
 		}
 	}
+	var loops []llama.Loop
+	for _, name := range strings.Split(*loopsFlag, ",") {
+		switch strings.TrimSpace(name) {
+		case "go":
+			loops = append(loops, llama.GoLoop)
+		case "while":
+			loops = append(loops, llama.WhileLoop)
+		default:
+			fail(fmt.Errorf("-loops: unknown loop %q (go, while)", name))
+		}
+	}
+	// runs are the emily columns: each lane with each loop.
+	type run struct {
+		name string
+		o    llama.Options
+	}
+	var runs []run
+	for _, l := range lanes {
+		for _, lp := range loops {
+			name := "emily " + l.String()
+			if lp == llama.WhileLoop {
+				name += "/while"
+			}
+			runs = append(runs, run{name, llama.Options{Lane: l, Loop: lp, Block: *block}})
+		}
+	}
 	all := map[string][]metrics{}
 	var cols []string
-	for _, l := range lanes {
-		cols = append(cols, "emily "+l.String())
+	for _, r := range runs {
+		cols = append(cols, r.name)
 	}
 	if *mlxlmPy != "" {
 		cols = append(cols, "mlx-lm")
@@ -108,9 +137,9 @@ func main() {
 		cols = append(cols, "llama.cpp")
 	}
 	for r := 1; r <= *rounds; r++ {
-		for _, l := range lanes {
-			all["emily "+l.String()] = append(all["emily "+l.String()], measure(m, l, prompt, r == 1))
-			fmt.Fprintf(os.Stderr, "  round %d/%d: %s done\n", r, *rounds, l)
+		for _, run := range runs {
+			all[run.name] = append(all[run.name], measure(m, run.o, prompt, r == 1))
+			fmt.Fprintf(os.Stderr, "  round %d/%d: %s done\n", r, *rounds, run.name)
 		}
 		if *mlxlmPy != "" {
 			mt, err := mlxlm(prompt)
@@ -168,16 +197,18 @@ func promptIDs(m *llama.Model, n int) []int {
 	return ids[:n]
 }
 
-// measure runs one lane: a prompt to its first token (cold on the first
-// round), again warm, then a decode of *decodeLen tokens after a short
-// prompt.
-func measure(m *llama.Model, lane llama.Lane, prompt []int, first bool) metrics {
+// measure runs one lane and loop (base): a prompt to its first token
+// (cold on the first round), again warm, then a decode of *decodeLen
+// tokens after a short prompt.
+func measure(m *llama.Model, base llama.Options, prompt []int, first bool) metrics {
 	mt := metrics{}
 	mlxbind.ResetPeakMemory()
 	ttft := func(p []int) (time.Duration, llama.Result) {
 		start := time.Now()
 		var first time.Duration
-		res, err := m.Generate(context.Background(), p, llama.Options{Lane: lane, MaxTokens: 1, IgnoreEOG: true},
+		o := base
+		o.MaxTokens, o.IgnoreEOG = 1, true
+		res, err := m.Generate(context.Background(), p, o,
 			func(llama.Token) error {
 				if first == 0 {
 					first = time.Since(start)
@@ -198,8 +229,9 @@ func measure(m *llama.Model, lane llama.Lane, prompt []int, first bool) metrics 
 	mt["prefill_tps"] = float64(len(prompt)) / d.Seconds()
 	_ = res
 	short := prompt[:min(16, len(prompt))]
-	r, err := m.Generate(context.Background(), short, llama.Options{Lane: lane, MaxTokens: *decodeLen + 1, IgnoreEOG: true},
-		func(llama.Token) error { return nil })
+	o := base
+	o.MaxTokens, o.IgnoreEOG = *decodeLen+1, true
+	r, err := m.Generate(context.Background(), short, o, func(llama.Token) error { return nil })
 	if err != nil {
 		fail(err)
 	}

@@ -90,6 +90,19 @@ func TestGenerateGreedyPrintsTheModelsContinuation(t *testing.T) {
 	if _, errOut, code := runCmd(t, "", "generate", "--model", path, "--lane", "gpu", francePrompt); code == 0 || !strings.Contains(errOut, "native, fuse or eval") {
 		t.Errorf("--lane gpu: exit %d, %q", code, errOut)
 	}
+	// The decode as a traced While prints the same; a stop string still
+	// ends it (inside a block).
+	if w, errOut, _ := runCmd(t, "", "generate", "--model", path, "--max-tokens", "12", "--loop", "while", "--lane", "fuse", francePrompt); w != out {
+		t.Errorf("--loop while: %q (%s), the Go loop: %q", w, errOut, out)
+	}
+	if i := strings.Index(out, "\n\n"); i >= 0 {
+		if w, errOut, _ := runCmd(t, "", "generate", "--model", path, "--max-tokens", "12", "--loop", "while", "--stop", "\n\n", francePrompt); w != out[:i]+"\n" {
+			t.Errorf("--loop while --stop \\n\\n: %q (%s), want %q", w, errOut, out[:i]+"\n")
+		}
+	}
+	if _, errOut, code := runCmd(t, "", "generate", "--model", path, "--loop", "for", francePrompt); code == 0 || !strings.Contains(errOut, "go or while") {
+		t.Errorf("--loop for: exit %d, %q", code, errOut)
+	}
 }
 
 func TestGenerateStopsBeforeAStopString(t *testing.T) {

@@ -68,7 +68,7 @@ type genFlags struct {
 	seed                        uint64
 	repeat, presence, frequency float64
 	stops                       stringList
-	lane                        string
+	lane, loop                  string
 	stats                       bool
 	system                      string
 }
@@ -87,6 +87,7 @@ func addGenFlags(fs *flag.FlagSet, maxTokens int) *genFlags {
 	fs.Float64Var(&g.frequency, "frequency-penalty", 0, "subtract this once per time a token was seen (OpenAI's frequency_penalty)")
 	fs.Var(&g.stops, "stop", "stop before this text (repeatable); it is not printed")
 	fs.StringVar(&g.lane, "lane", "native", "jit lane of the decode step: native, fuse or eval")
+	fs.StringVar(&g.loop, "loop", "go", "decode loop: go (one pipelined step a token) or while (a traced While, 16 steps a call)")
 	fs.BoolVar(&g.stats, "stats", false, "print the time to first token, tok/s and the seed on stderr")
 	fs.StringVar(&g.system, "system", "", "system message of the chat")
 	return g
@@ -119,6 +120,16 @@ func (g *genFlags) laneOf() (llama.Lane, error) {
 	return 0, fmt.Errorf("--lane %q: want native, fuse or eval", g.lane)
 }
 
+func (g *genFlags) loopOf() (llama.Loop, error) {
+	switch g.loop {
+	case "go", "":
+		return llama.GoLoop, nil
+	case "while":
+		return llama.WhileLoop, nil
+	}
+	return 0, fmt.Errorf("--loop %q: want go or while", g.loop)
+}
+
 // loadModel loads the GGUF and checks the settings against its vocabulary.
 // load checks the sampling settings and the lane, then loads the model
 // and checks the settings against its vocabulary: the ranges come first,
@@ -127,6 +138,9 @@ func (g *genFlags) load() (sample.Settings, llama.Lane, *llama.Model, *bpe.Token
 	settings := g.settings()
 	lane, err := g.laneOf()
 	if err != nil {
+		return settings, lane, nil, nil, err
+	}
+	if _, err := g.loopOf(); err != nil {
 		return settings, lane, nil, nil, err
 	}
 	if err := settings.Validate(math.MaxInt32); err != nil {
@@ -216,7 +230,8 @@ type chatMessage = chat.Message
 // the model is returned as an error: the chat goes on, and generate
 // prints a message, not a Go stack.
 func generate(ctx context.Context, m *llama.Model, prompt []int, g *genFlags, st sample.Settings, lane llama.Lane, s *streamer) (res llama.Result, err error) {
-	o := llama.Options{MaxTokens: g.maxTokens, Sampling: st, Stop: g.stops, Lane: lane}
+	loop, _ := g.loopOf() // load checked it
+	o := llama.Options{MaxTokens: g.maxTokens, Sampling: st, Stop: g.stops, Lane: lane, Loop: loop}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("llama.Generate failed: %v", r)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/emily-go/emily/mlxbind"
 	"github.com/emily-go/emily/models/llama"
 	"github.com/emily-go/emily/models/sample"
 )
@@ -217,5 +218,40 @@ func TestSmolLM2WhileLoop(t *testing.T) {
 	_, toks := collect(t, m, ref.Prompts[0].Prompt, llama.Options{MaxTokens: 1, Logprobs: 2})
 	if top := toks[0].Top; top[0].Text != " Paris" || top[1].Text == "" {
 		t.Errorf("the first token's alternatives %+v, want \" Paris\" first, each with its text", top)
+	}
+}
+
+// TestWhileLoopFusesItsBody: in the fuse lane the loop's body (the
+// decode step) is compiled by mlx::compile once per program (a cache
+// capacity), not per iteration or per block; in the native lane nothing
+// is fused.
+func TestWhileLoopFusesItsBody(t *testing.T) {
+	m := tinyModel(t, 128)
+	prompt := []int{3, 1, 4, 1, 5, 9, 2}
+	for _, lane := range []llama.Lane{llama.Fuse, llama.Native} {
+		o := llama.Options{Lane: lane, Loop: llama.WhileLoop, Block: 5, MinCache: 32, MaxTokens: 60, IgnoreEOG: true}
+		before := mlxbind.FusedTraces()
+		collect(t, m, prompt, o)
+		got := mlxbind.FusedTraces() - before
+		j, err := m.Loop(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step, err := m.Step(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Positions 7 … 65: capacities 32, 64 and 128, 13 blocks, 59
+		// steps; the prompt's step (its one program) is fused too.
+		// mlx::compile traces once per program, stream, signature and OS
+		// thread: a goroutine that moved thread may add some.
+		programs := int64(len(j.Programs()) + len(step.Programs()))
+		switch {
+		case lane == llama.Fuse && (got < programs || got > 2*programs):
+			t.Errorf("fuse: mlx::compile traced %d times over 13 blocks and %d programs, want one per program", got, programs)
+		case lane == llama.Native && got != 0:
+			t.Errorf("native: %d fused traces, want 0", got)
+		}
+		t.Logf("%s: %d fused traces, %d programs", lane, got, programs)
 	}
 }
