@@ -2,6 +2,7 @@ package llama
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/emily-go/emily"
@@ -278,6 +279,11 @@ func (s *session) whileLoop(ctx context.Context, g *generation, first stepOut, o
 		limit := min(ls.block, g.maxTokens-len(g.res.Tokens), s.capacity-pos)
 		b, err := s.runBlock(j, token, pos, limit, stop)
 		if err != nil {
+			if errors.Is(err, emily.ErrInterrupted) {
+				// emily.Interrupt (Ctrl-C, a kernel interrupt) stopped the
+				// block inside its loop.
+				g.res.Reason = "cancelled"
+			}
 			return err
 		}
 		token.Free()

@@ -9,7 +9,9 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/mlxbind"
 	"github.com/emily-go/emily/models/llama"
 	"github.com/emily-go/emily/models/sample"
@@ -253,5 +255,27 @@ func TestWhileLoopFusesItsBody(t *testing.T) {
 			t.Errorf("native: %d fused traces, want 0", got)
 		}
 		t.Logf("%s: %d fused traces, %d programs", lane, got, programs)
+	}
+}
+
+// TestWhileLoopInterrupted: emily.Interrupt (what Ctrl-C and a kernel
+// interrupt call) stops a block inside its traced loop, not at its end:
+// Generate returns an error wrapping emily.ErrInterrupted, Reason
+// "cancelled", and none of the block's tokens.
+func TestWhileLoopInterrupted(t *testing.T) {
+	m := tinyModel(t, 4096)
+	o := llama.Options{IgnoreEOG: true, Loop: llama.WhileLoop, Block: 4000, MaxTokens: 4001, MinCache: 4096}
+	n := 0
+	res, err := m.Generate(context.Background(), []int{1, 2, 3}, o, func(llama.Token) error {
+		if n++; n == 1 { // the first token comes before the block starts
+			go func() {
+				time.Sleep(200 * time.Millisecond)
+				emily.Interrupt()
+			}()
+		}
+		return nil
+	})
+	if !errors.Is(err, emily.ErrInterrupted) || res.Reason != "cancelled" || len(res.Tokens) != 1 {
+		t.Errorf("interrupted in a 4,000-step block: %d tokens, %q, %v; want 1, cancelled, ErrInterrupted", len(res.Tokens), res.Reason, err)
 	}
 }

@@ -165,7 +165,8 @@ func TestSmolLM2TextAndStops(t *testing.T) {
 }
 
 // BenchmarkSmolLM2Decode reports decode tok/s (64 tokens after a chat
-// prompt, greedy) for each way of keeping the weights and each lane:
+// prompt, greedy) for each way of keeping the weights, each lane and
+// each decode loop (the pipelined Go loop, the traced While):
 //
 //	go test -run '^$' -bench SmolLM2Decode -benchtime 3x ./models/llama/
 func BenchmarkSmolLM2Decode(b *testing.B) {
@@ -180,9 +181,12 @@ func BenchmarkSmolLM2Decode(b *testing.B) {
 	prompt := ref.Prompts[1].Prompt
 	for which, weights := range []string{"default", "other"} {
 		m := smolLM2(b, which)
-		for _, lane := range []llama.Lane{llama.Native, llama.Fuse} {
-			b.Run(weights+"/"+lane.String(), func(b *testing.B) {
-				o := llama.Options{MaxTokens: 64, IgnoreEOG: true, Lane: lane}
+		for _, run := range []struct {
+			lane llama.Lane
+			loop llama.Loop
+		}{{llama.Native, llama.GoLoop}, {llama.Fuse, llama.GoLoop}, {llama.Native, llama.WhileLoop}, {llama.Fuse, llama.WhileLoop}} {
+			b.Run(weights+"/"+run.lane.String()+"/"+run.loop.String(), func(b *testing.B) {
+				o := llama.Options{MaxTokens: 64, IgnoreEOG: true, Lane: run.lane, Loop: run.loop}
 				emit := func(llama.Token) error { return nil }
 				if _, err := m.Generate(context.Background(), prompt, o, emit); err != nil { // trace, compile
 					b.Fatal(err)
