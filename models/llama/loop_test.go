@@ -279,3 +279,49 @@ func TestWhileLoopInterrupted(t *testing.T) {
 		t.Errorf("interrupted in a 4,000-step block: %d tokens, %q, %v; want 1, cancelled, ErrInterrupted", len(res.Tokens), res.Reason, err)
 	}
 }
+
+// BenchmarkTinyDecode times the decode loops on the tiny 2-layer model,
+// where a step's compute is small and the loop's own cost per token (a
+// Go round trip and a jitted call per token, or one While iteration)
+// shows:
+//
+//	go test -run '^$' -bench TinyDecode -benchtime 5x ./models/llama/
+func BenchmarkTinyDecode(b *testing.B) {
+	w, meta := tinyTensors(1024)
+	m, err := llama.FromGGUF(w, meta)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prompt := []int{3, 1, 4, 1, 5, 9, 2}
+	for _, lane := range []llama.Lane{llama.Native, llama.Fuse} {
+		for _, loop := range []llama.Loop{llama.GoLoop, llama.WhileLoop} {
+			for _, block := range []int{16, 64} {
+				if loop == llama.GoLoop && block != 16 {
+					continue
+				}
+				name := lane.String() + "/" + loop.String()
+				if loop == llama.WhileLoop {
+					name += fmt.Sprintf("/block%d", block)
+				}
+				b.Run(name, func(b *testing.B) {
+					o := llama.Options{MaxTokens: 256, IgnoreEOG: true, Lane: lane, Loop: loop, Block: block, MinCache: 512}
+					emit := func(llama.Token) error { return nil }
+					if _, err := m.Generate(context.Background(), prompt, o, emit); err != nil {
+						b.Fatal(err)
+					}
+					var toks int
+					var secs float64
+					for b.Loop() {
+						res, err := m.Generate(context.Background(), prompt, o, emit)
+						if err != nil {
+							b.Fatal(err)
+						}
+						toks += len(res.Tokens) - 1
+						secs += res.Decode.Seconds()
+					}
+					b.ReportMetric(float64(toks)/secs, "tok/s")
+				})
+			}
+		}
+	}
+}
