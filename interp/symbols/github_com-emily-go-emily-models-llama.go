@@ -16,15 +16,18 @@ func init() {
 		"FromGGUF":           reflect.ValueOf(llama.FromGGUF),
 		"FromGGUFWith":       reflect.ValueOf(llama.FromGGUFWith),
 		"Fuse":               reflect.ValueOf(llama.Fuse),
+		"GoLoop":             reflect.ValueOf(llama.GoLoop),
 		"Load":               reflect.ValueOf(llama.Load),
 		"LoadWith":           reflect.ValueOf(llama.LoadWith),
 		"Native":             reflect.ValueOf(llama.Native),
+		"WhileLoop":          reflect.ValueOf(llama.WhileLoop),
 
 		// type definitions
 		"Config":      reflect.ValueOf((*llama.Config)(nil)),
 		"Lane":        reflect.ValueOf((*llama.Lane)(nil)),
 		"Linear":      reflect.ValueOf((*llama.Linear)(nil)),
 		"LoadOptions": reflect.ValueOf((*llama.LoadOptions)(nil)),
+		"Loop":        reflect.ValueOf((*llama.Loop)(nil)),
 		"Model":       reflect.ValueOf((*llama.Model)(nil)),
 		"Options":     reflect.ValueOf((*llama.Options)(nil)),
 		"Result":      reflect.ValueOf((*llama.Result)(nil)),
