@@ -176,6 +176,8 @@ func (m *Model) prepare(o LoadOptions) {
 		for _, l := range []*Linear{&b.Q, &b.K, &b.V, &b.O, &b.Gate, &b.Up, &b.Down} {
 			l.prepare(!o.Dequantize)
 		}
+		b.qkv, b.qkvSplit = joinLinears(&b.Q, &b.K, &b.V)
+		b.gateUp, b.gateSplit = joinLinears(&b.Gate, &b.Up)
 	}
 	w.TokenEmbd.prepare(!o.Dequantize)
 	m.head = &w.TokenEmbd
@@ -270,9 +272,10 @@ func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logit
 	for i := range m.w.Blocks {
 		b := &m.w.Blocks[i]
 		h := emily.RMSNorm(x, b.AttnNorm, c.NormEps)
-		q := m.ropeFn(heads(b.Q.apply(h), c.Heads), pos, fpos)
-		k := m.ropeFn(heads(b.K.apply(h), c.KVHeads), pos, fpos)
-		v := heads(b.V.apply(h), c.KVHeads)
+		qkv := applySplit(b.qkv, b.qkvSplit, h, &b.Q, &b.K, &b.V)
+		q := m.ropeFn(heads(qkv[0], c.Heads), pos, fpos)
+		k := m.ropeFn(heads(qkv[1], c.KVHeads), pos, fpos)
+		v := heads(qkv[2], c.KVHeads)
 		kvc := emily.DynamicSetSlice(kv[i], emily.Stack([]*emily.Tensor{k, v}, 0), pos, []int{3})
 		out[i] = kvc
 		kc, vc := kvc.Slice(0), kvc.Slice(1)
@@ -280,7 +283,8 @@ func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logit
 		a = emily.Reshape(emily.Transpose(a, 0, 2, 1, 3), 1, t, c.Heads*hd)
 		x = emily.Add(x, b.O.apply(a))
 		h = emily.RMSNorm(x, b.FFNNorm, c.NormEps)
-		x = emily.Add(x, b.Down.apply(emily.Mul(emily.Silu(b.Gate.apply(h)), b.Up.apply(h))))
+		gu := applySplit(b.gateUp, b.gateSplit, h, &b.Gate, &b.Up)
+		x = emily.Add(x, b.Down.apply(emily.Mul(emily.Silu(gu[0]), gu[1])))
 	}
 	x = emily.Take(x, last, 1) // (1, hidden)
 	x = emily.RMSNorm(x, m.w.OutputNorm, c.NormEps)
