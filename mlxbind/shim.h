@@ -134,6 +134,11 @@ int emily_program_apply(emily_program p, const emily_array* inputs, int n_inputs
 void emily_interrupt(void);
 /* How many times mlx::core::compile has traced a fused replay so far. */
 int64_t emily_fused_traces(void);
+/* The time emily_program_run has spent, summed over all calls: building
+ * programs' MLX graphs (the replay), and in mx::eval or mx::async_eval
+ * (for an async call on a GPU, the host's share: ordering the graph and
+ * encoding its kernels). A host-bound decode loop shows here. */
+void emily_program_times(int64_t* build_ns, int64_t* eval_ns);
 
 #ifdef __cplusplus
 }

@@ -97,6 +97,11 @@ type Result struct {
 	// Prefill is the prompt's time, to the first token's logits; Decode
 	// the rest.
 	Prefill, Decode time.Duration
+	// Issue is the part of Decode spent issuing steps (building each
+	// step's graph and queuing its kernels), Wait the part spent waiting
+	// for tokens: when Issue is most of Decode, the step is bound by the
+	// host, not by the device (bench-generate prints both).
+	Issue, Wait time.Duration
 }
 
 // DecodeTokensPerSecond is the decode rate (tokens after the first).
@@ -521,14 +526,18 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 				res.Reason = "cancelled"
 				return res, err
 			}
+			t0 := time.Now()
 			if st, err = s.run(cur.next, pos, 0, true); err != nil {
 				return res, err
 			}
+			res.Issue += time.Since(t0)
 		}
 		var tok Token
+		t0 := time.Now()
 		if err := emily.Try(func() { tok = cur.read() }); err != nil {
 			return res, err
 		}
+		res.Wait += time.Since(t0)
 		res.Tokens = append(res.Tokens, tok.ID)
 		eog := !o.IgnoreEOG && (slices.Contains(c.EOG, tok.ID) || m.tok != nil && m.tok.IsEOG(tok.ID)) || slices.Contains(o.StopTokens, tok.ID)
 		switch {
