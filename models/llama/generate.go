@@ -164,7 +164,7 @@ func (m *Model) jitted(sp spec) (*emily.Jitted, error) {
 	if j, ok := m.steps[id]; ok {
 		return j, nil
 	}
-	n := m.cfg.Layers // one (2, 1, KVHeads, C, HeadDim) cache a layer
+	n := m.cfg.Layers // one (1, 2·KVHeads, C, HeadDim) cache a layer: K's heads, then V's
 	extraIn, extraOut := 0, 0
 	if sp.key {
 		extraIn, extraOut = extraIn+1, extraOut+1
@@ -275,9 +275,9 @@ func (s *session) grow(need int) {
 	capacity = min(capacity, c.ContextLength)
 	for i := range s.kv {
 		if s.kv[i] == nil {
-			s.kv[i] = emily.Zeros(2, 1, c.KVHeads, capacity, c.HeadDim)
+			s.kv[i] = emily.Zeros(1, 2*c.KVHeads, capacity, c.HeadDim)
 		} else {
-			s.kv[i] = emily.Pad(s.kv[i], []int{0, 0, 0, 0, 0}, []int{0, 0, 0, capacity - s.capacity, 0}, 0)
+			s.kv[i] = emily.Pad(s.kv[i], []int{0, 0, 0, 0}, []int{0, 0, capacity - s.capacity, 0}, 0)
 		}
 	}
 	s.capacity = capacity
