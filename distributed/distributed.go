@@ -207,4 +207,3 @@ func applyMulti(name string, op ir.Op, attrs ir.Attrs, xs ...*emily.Tensor) []*e
 	}
 	return f(name, op, attrs, xs...)
 }
-

@@ -472,4 +472,3 @@ func flushWriters(cmd *exec.Cmd) {
 		}
 	}
 }
-

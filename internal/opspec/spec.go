@@ -132,14 +132,14 @@ type Variant struct {
 
 // Op is one row of the spec.
 type Op struct {
-	Name   string   // Go name: "Add". Also the test and OPS.md name.
-	IR     string   // IR/shim name, MLX's spelling: "add" (default: snake case of Name)
-	Family string   // the shim file and OPS.md section: "binary", "reduce", ...
+	Name   string // Go name: "Add". Also the test and OPS.md name.
+	IR     string // IR/shim name, MLX's spelling: "add" (default: snake case of Name)
+	Family string // the shim file and OPS.md section: "binary", "reduce", ...
 	// Package is the Go package the op's API is written into, "" for the
 	// root package; "distributed" for the collectives (their group type
 	// lives there). It comes from the family.
 	Package string
-	Inputs []string // tensor operand names, in order
+	Inputs  []string // tensor operand names, in order
 	// Weak operands are typed any in Go: a *Tensor or a Go number, which
 	// is weakly typed as in MLX (an int stays with an int tensor's dtype, a
 	// float promotes an integer tensor to float32).
