@@ -55,7 +55,7 @@ func launchCase(t *testing.T, name string, n int, timeout time.Duration) (string
 	var out bytes.Buffer
 	err := launch.Run(context.Background(), launch.Config{
 		N: n, Timeout: timeout, Command: []string{os.Args[0]},
-		Env:    []string{"EMILY_DIST_CASE=" + name},
+		Env:    []string{"EMILY_DIST_CASE=" + name, "EMILY_DIST_DIR=" + t.TempDir()},
 		Stdout: &out, Stderr: &out, Grace: time.Second,
 	})
 	return out.String(), err
@@ -268,6 +268,18 @@ func init() {
 func TestCollectivesTwoRanks(t *testing.T) { wantRanksOK(t, "collectives", 2) }
 
 func TestGradientsTwoRanks(t *testing.T) { wantRanksOK(t, "grads", 2) }
+
+func TestAverageGradientsBucketsTwoRanks(t *testing.T) { wantRanksOK(t, "buckets", 2) }
+
+func TestDataParallelEqualsOneRankTwoRanks(t *testing.T) { wantRanksOK(t, "dp", 2) }
+
+// The data-parallel run in a world of one is the one-process run itself.
+func TestDataParallelOneRank(t *testing.T) {
+	t.Setenv("EMILY_DIST_DIR", t.TempDir())
+	if code := runRank("dp"); code != 0 {
+		t.Fatalf("dp in a world of one: exit %d", code)
+	}
+}
 
 func TestRankKilledStopsEveryRank(t *testing.T) {
 	began := time.Now()

@@ -91,8 +91,13 @@ func WriteHostfile(dir string, n int) (string, error) {
 }
 
 // RankEnv returns the environment variables that make a process rank r
-// of n for backend, given the ring hostfile or the NCCL port.
+// of n for backend, given the ring hostfile or the NCCL port. One ring
+// rank gets none: MLX's ring cannot make a ring of one (it fails to
+// connect to itself), and without them the process is a world of one.
 func RankEnv(backend string, r, n int, hostfile string, ncclPort int) []string {
+	if backend == "ring" && n == 1 {
+		return nil
+	}
 	env := []string{"MLX_RANK=" + strconv.Itoa(r)}
 	switch backend {
 	case "nccl":
@@ -400,11 +405,12 @@ func runMPI(ctx context.Context, c Config) error {
 	return nil
 }
 
-// lastLine keeps a rank's last non-empty error line, for the launcher's
-// message.
+// lastLine keeps the line of a rank's error output that the launcher's
+// message quotes.
 type lastLine struct {
-	mu sync.Mutex
-	s  string
+	mu    sync.Mutex
+	s     string
+	found bool // s is an error line: keep it
 }
 
 func (l *lastLine) set(s string) {
@@ -412,8 +418,16 @@ func (l *lastLine) set(s string) {
 		return
 	}
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	// The first line that reads like an error (an emily-repl error, a Go
+	// panic, a failed check) says more than the last, which is often a
+	// stack frame; without one, the last line.
+	if l.found {
+		return
+	}
+	low := strings.ToLower(s)
+	l.found = strings.Contains(low, "error") || strings.Contains(low, "panic") || strings.Contains(low, "fail")
 	l.s = s
-	l.mu.Unlock()
 }
 
 func (l *lastLine) get() string {
