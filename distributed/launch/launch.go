@@ -486,3 +486,19 @@ func flushWriters(cmd *exec.Cmd) {
 		}
 	}
 }
+
+// LineWriter writes whole lines to an io.Writer, each behind a prefix,
+// under a lock shared with the other ranks' writers so that lines never
+// interleave. Flush writes a last line that has no newline.
+type LineWriter struct{ p *prefixWriter }
+
+// NewLineWriter returns a LineWriter onto w with prefix (Prefix(r) for
+// rank r); mu is shared by every writer onto w.
+func NewLineWriter(w io.Writer, mu *sync.Mutex, prefix string) *LineWriter {
+	return &LineWriter{newPrefixWriter(w, mu, prefix, nil)}
+}
+
+func (l *LineWriter) Write(b []byte) (int, error) { return l.p.Write(b) }
+
+// Flush writes what is left of a line without a newline.
+func (l *LineWriter) Flush() { l.p.flush() }
