@@ -7,9 +7,13 @@ import (
 	"math"
 	"strings"
 
+	"github.com/emily-go/emily/internal/opapply"
 	"github.com/emily-go/emily/ir"
 	"github.com/emily-go/emily/mlxbind"
 )
+
+// The distributed package's generated ops apply through this.
+func init() { opapply.ApplyMulti = applyMulti }
 
 // The ops themselves are generated from internal/opspec into ops_gen.go;
 // this file holds what they share: running an op eagerly or recording it

@@ -4000,13 +4000,19 @@ func GatherQMM(x, wq, scales, biases, lhsIndices, rhsIndices *Tensor, transpose 
 	return apply("GatherQMM", ir.GatherQmm, at, x, wq, scales, biases, lhsIndices, rhsIndices)
 }
 
+// Distributed (package distributed: MLX's collectives over a group; identity in a one-process world).
+
 // hints say how to fix a bad call of each op.
 var hints = map[string]string{
 	"Add":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"All":                             "axes must be distinct and in range -rank..rank-1",
 	"AllClose":                        "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"AllCloseTol":                     "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
+	"AllGather":                       "every rank of the group must call the op on a tensor of the same shape and dtype, and evaluate it; run the ranks with emily-repl launch -n N",
 	"AllKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"AllMax":                          "every rank of the group must call the op on a tensor of the same shape and dtype, and evaluate it; run the ranks with emily-repl launch -n N",
+	"AllMin":                          "every rank of the group must call the op on a tensor of the same shape and dtype, and evaluate it; run the ranks with emily-repl launch -n N",
+	"AllSum":                          "every rank of the group must call the op on a tensor of the same shape and dtype, and evaluate it; run the ranks with emily-repl launch -n N",
 	"Any":                             "axes must be distinct and in range -rank..rank-1",
 	"AnyKeepDims":                     "axes must be distinct and in range -rank..rank-1",
 	"Arctan2":                         "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
@@ -4164,6 +4170,7 @@ var hints = map[string]string{
 	"RMSNorm":                         "weight must have x's last dimension, shape (D,)",
 	"Randint":                         "key must be a key from Key(seed) or KeySplit; dtype an integer type",
 	"RandintOf":                       "key must be a key from Key(seed) or KeySplit; dtype an integer type",
+	"Recv":                            "every rank of the group must call the op on a tensor of the same shape and dtype, and evaluate it; run the ranks with emily-repl launch -n N",
 	"Remainder":                       "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Repeat":                          "repeats must be >= 0 and axis in range -rank..rank-1",
 	"Reshape":                         "the new shape must hold as many elements as the old one; one dimension may be -1 to infer it",
@@ -4180,6 +4187,7 @@ var hints = map[string]string{
 	"ScatterMax":                      "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
 	"ScatterMin":                      "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
 	"ScatterProd":                     "indices must be integers in range -n..n-1 for the axis' size n; updates must broadcast to x.shape[:axis] + indices.shape + x.shape[axis+1:]",
+	"Send":                            "every rank of the group must call the op on a tensor of the same shape and dtype, and evaluate it; run the ranks with emily-repl launch -n N",
 	"SetSlice":                        "an int index must be in range -n..n-1 for an axis of size n; give at most one index per axis; the update must broadcast to the selected part's shape",
 	"Shuffle":                         "key must be a key from Key(seed) or KeySplit; axis in range",
 	"SingularValues":                  "x must be float32 or float64 with shape (…, m, n)",
@@ -4198,6 +4206,7 @@ var hints = map[string]string{
 	"Sub":                             "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand",
 	"Sum":                             "axes must be distinct and in range -rank..rank-1",
 	"SumKeepDims":                     "axes must be distinct and in range -rank..rank-1",
+	"SumScatter":                      "every rank of the group must call the op on a tensor of the same shape and dtype, and evaluate it; run the ranks with emily-repl launch -n N",
 	"Swapaxes":                        "axes must be in range -rank..rank-1",
 	"Take":                            "indices must be integers in range -n..n-1 for the axis' size n",
 	"TakeAlongAxis":                   "indices must have x's rank, broadcast against x off the axis, and hold integers in range -n..n-1",

@@ -31,6 +31,9 @@ type Batches struct {
 	order   *emily.Tensor // this epoch's permutation, or nil
 	pos     int
 	batch   []*emily.Tensor
+	// rank of ranks: each batch is this rank's part of the global batch
+	// (Shard); ranks 0 means unsharded.
+	rank, ranks int
 }
 
 // NewBatches batches tensors (one or more, the same length along axis 0)
@@ -87,20 +90,51 @@ func (b *Batches) Next() bool {
 		return false
 	}
 	hi := min(b.pos+b.size, b.n)
+	lo := b.pos
+	b.pos = hi
+	if b.ranks > 1 {
+		// This rank's contiguous part of the global batch lo..hi.
+		m := hi - lo
+		lo, hi = lo+b.rank*m/b.ranks, lo+(b.rank+1)*m/b.ranks
+	}
 	b.batch = make([]*emily.Tensor, len(b.tensors))
 	var idx *emily.Tensor
 	if b.order != nil {
-		idx = emily.Slice(b.order, emily.R(b.pos, hi, 1))
+		idx = emily.Slice(b.order, emily.R(lo, hi, 1))
 	}
 	for i, t := range b.tensors {
 		if idx != nil {
 			b.batch[i] = emily.Take(t, idx, 0)
 		} else {
-			b.batch[i] = emily.Slice(t, emily.R(b.pos, hi, 1))
+			b.batch[i] = emily.Slice(t, emily.R(lo, hi, 1))
 		}
 	}
-	b.pos = hi
 	return true
+}
+
+// Shard makes the iterator data-parallel: batch size stays the global
+// batch, of which rank (of ranks) gets the contiguous part rows
+// rank·size/ranks … (rank+1)·size/ranks. Every rank batching the same
+// tensors with the same Shuffle key sees the same global batches, so the
+// ranks together visit each batch exactly once, as one process would:
+//
+//	g := distributed.World()
+//	b := data.NewBatches(64, x, y).Shard(g.Rank(), g.Size())
+//
+// The batch size must be a multiple of ranks; set DropLast so that every
+// rank's part has one shape (a short last batch splits unevenly). It
+// returns b.
+func (b *Batches) Shard(rank, ranks int) *Batches {
+	if ranks < 1 || rank < 0 || rank >= ranks {
+		panic(&emily.Error{Op: "data.Shard", Err: fmt.Errorf("rank %d of %d ranks", rank, ranks),
+			Hint: "pass g.Rank(), g.Size() of a distributed group: 0 ≤ rank < ranks"})
+	}
+	if b.size%ranks != 0 {
+		panic(&emily.Error{Op: "data.Shard", Err: fmt.Errorf("batch size %d does not split over %d ranks", b.size, ranks),
+			Hint: fmt.Sprintf("use a global batch size that is a multiple of %d", ranks)})
+	}
+	b.rank, b.ranks = rank, ranks
+	return b
 }
 
 // Batch returns the current batch: one tensor per tensor batched, in

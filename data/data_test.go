@@ -1,6 +1,7 @@
 package data_test
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -70,5 +71,41 @@ func TestBatches(t *testing.T) {
 	}
 	if err := emily.Try(func() { data.NewBatches(2, x, emily.Arange(9)) }); err == nil || !strings.Contains(err.Error(), "9 rows") {
 		t.Errorf("misaligned: %v", err)
+	}
+}
+
+// Shard gives each rank its contiguous part of every global batch, so
+// the ranks' parts, in rank order, are the unsharded batches.
+func TestShardSplitsEachGlobalBatch(t *testing.T) {
+	x := emily.ArangeOf(emily.Int32, 12)
+	whole := data.NewBatches(4, x)
+	whole.Shuffle(emily.Key(2))
+	parts := []*data.Batches{data.NewBatches(4, x).Shard(0, 2), data.NewBatches(4, x).Shard(1, 2)}
+	for _, p := range parts {
+		p.Shuffle(emily.Key(2))
+	}
+	for whole.Next() {
+		var got []int
+		for _, p := range parts {
+			if !p.Next() {
+				t.Fatal("a shard ended early")
+			}
+			if n := p.Batch()[0].Shape()[0]; n != 2 {
+				t.Fatalf("a rank's part has %d rows, want 2", n)
+			}
+			got = append(got, p.Batch()[0].ToInts()...)
+		}
+		if want := whole.Batch()[0].ToInts(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("ranks' parts %v, want the global batch %v", got, want)
+		}
+	}
+	if parts[0].Next() {
+		t.Fatal("a shard has more batches than the whole")
+	}
+	for _, bad := range [][2]int{{0, 3}, {2, 2}, {-1, 2}} {
+		err := emily.Try(func() { data.NewBatches(4, x).Shard(bad[0], bad[1]) })
+		if err == nil || !strings.Contains(err.Error(), "data.Shard") {
+			t.Errorf("Shard(%d, %d): %v", bad[0], bad[1], err)
+		}
 	}
 }

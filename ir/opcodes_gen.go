@@ -226,6 +226,13 @@ const (
 	Dequantize                                // Dequantize
 	QuantizedMatmul                           // QuantizedMatmul
 	GatherQmm                                 // GatherQMM
+	AllSum                                    // AllSum
+	AllGather                                 // AllGather
+	AllMax                                    // AllMax
+	AllMin                                    // AllMin
+	SumScatter                                // SumScatter
+	Send                                      // Send
+	Recv                                      // Recv
 	opCount
 )
 
@@ -452,4 +459,11 @@ var opTable = [opCount]OpInfo{
 	Dequantize:                      {Name: "dequantize", Arity: 3, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "groupSize", Kind: AttrInt}, {Name: "bits", Kind: AttrInt}}},
 	QuantizedMatmul:                 {Name: "quantized_matmul", Arity: 4, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "transpose", Kind: AttrBool}, {Name: "groupSize", Kind: AttrInt}, {Name: "bits", Kind: AttrInt}}},
 	GatherQmm:                       {Name: "gather_qmm", Arity: 6, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "transpose", Kind: AttrBool}, {Name: "groupSize", Kind: AttrInt}, {Name: "bits", Kind: AttrInt}}},
+	AllSum:                          {Name: "all_sum", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "group", Kind: AttrInt}}},
+	AllGather:                       {Name: "all_gather", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "group", Kind: AttrInt}}},
+	AllMax:                          {Name: "all_max", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "group", Kind: AttrInt}}},
+	AllMin:                          {Name: "all_min", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "group", Kind: AttrInt}}},
+	SumScatter:                      {Name: "sum_scatter", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "group", Kind: AttrInt}}},
+	Send:                            {Name: "send", Arity: 1, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "dst", Kind: AttrInt}, {Name: "group", Kind: AttrInt}}},
+	Recv:                            {Name: "recv", Arity: 0, Outputs: 1, OutputsFrom: -1, Attrs: []AttrInfo{{Name: "shape", Kind: AttrShape}, {Name: "dtype", Kind: AttrDType}, {Name: "src", Kind: AttrInt}, {Name: "group", Kind: AttrInt}}},
 }

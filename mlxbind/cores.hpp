@@ -4,6 +4,8 @@
 // (index.cc, nn.cc, ...) and is named by its spec row's Cpp expression.
 #pragma once
 
+#include "mlx/distributed/distributed.h"
+#include "mlx/distributed/ops.h"
 #include "mlx/einsum.h"
 #include "mlx/fast.h"
 #include "mlx/fft.h"
@@ -50,6 +52,16 @@ mx::array fftn_op(int kind, const mx::array& x, const mx::Shape& n, const std::v
 // random.cc
 std::vector<mx::array> key_split(const mx::array& key, int num, const mx::Stream& s);
 mx::array categorical_n(const mx::array& logits, int axis, int num, const mx::array& key, const mx::Stream& s);
+
+// distributed.cc: group is an index into the shim's group table.
+mx::distributed::Group group_at(int id);
+mx::array dist_all_sum(const mx::array& x, int group, const mx::Stream& s);
+mx::array dist_all_gather(const mx::array& x, int group, const mx::Stream& s);
+mx::array dist_all_max(const mx::array& x, int group, const mx::Stream& s);
+mx::array dist_all_min(const mx::array& x, int group, const mx::Stream& s);
+mx::array dist_sum_scatter(const mx::array& x, int group, const mx::Stream& s);
+mx::array dist_send(const mx::array& x, int dst, int group, const mx::Stream& s);
+mx::array dist_recv(const mx::Shape& shape, mx::Dtype dtype, int src, int group, const mx::Stream& s);
 
 // shape_of: an Ints attribute where MLX wants a Shape (slice bounds may be
 // negative, which the Shape attribute kind forbids).

@@ -227,6 +227,13 @@ std::vector<mx::array> op_quantize(const OpArgs&);
 std::vector<mx::array> op_dequantize(const OpArgs&);
 std::vector<mx::array> op_quantized_matmul(const OpArgs&);
 std::vector<mx::array> op_gather_qmm(const OpArgs&);
+std::vector<mx::array> op_all_sum(const OpArgs&);
+std::vector<mx::array> op_all_gather(const OpArgs&);
+std::vector<mx::array> op_all_max(const OpArgs&);
+std::vector<mx::array> op_all_min(const OpArgs&);
+std::vector<mx::array> op_sum_scatter(const OpArgs&);
+std::vector<mx::array> op_send(const OpArgs&);
+std::vector<mx::array> op_recv(const OpArgs&);
 }  // namespace gen
 
 namespace {
@@ -353,6 +360,13 @@ const AttrSchema attrs_quantize[] = {{"groupSize", kAttrInt, 0}, {"bits", kAttrI
 const AttrSchema attrs_dequantize[] = {{"groupSize", kAttrInt, 0}, {"bits", kAttrInt, 0}, };
 const AttrSchema attrs_quantized_matmul[] = {{"transpose", kAttrBool, 0}, {"groupSize", kAttrInt, 0}, {"bits", kAttrInt, 0}, };
 const AttrSchema attrs_gather_qmm[] = {{"transpose", kAttrBool, 0}, {"groupSize", kAttrInt, 0}, {"bits", kAttrInt, 0}, };
+const AttrSchema attrs_all_sum[] = {{"group", kAttrInt, 0}, };
+const AttrSchema attrs_all_gather[] = {{"group", kAttrInt, 0}, };
+const AttrSchema attrs_all_max[] = {{"group", kAttrInt, 0}, };
+const AttrSchema attrs_all_min[] = {{"group", kAttrInt, 0}, };
+const AttrSchema attrs_sum_scatter[] = {{"group", kAttrInt, 0}, };
+const AttrSchema attrs_send[] = {{"dst", kAttrInt, 0}, {"group", kAttrInt, 0}, };
+const AttrSchema attrs_recv[] = {{"shape", kAttrShape, 0}, {"dtype", kAttrDType, 0}, {"src", kAttrInt, 0}, {"group", kAttrInt, 0}, };
 }  // namespace
 
 const OpRow kOpRows[] = {
@@ -578,6 +592,13 @@ const OpRow kOpRows[] = {
     {"dequantize", 3, 1, -1, attrs_dequantize, 2, gen::op_dequantize},
     {"quantized_matmul", 4, 1, -1, attrs_quantized_matmul, 3, gen::op_quantized_matmul},
     {"gather_qmm", 6, 1, -1, attrs_gather_qmm, 3, gen::op_gather_qmm},
+    {"all_sum", 1, 1, -1, attrs_all_sum, 1, gen::op_all_sum},
+    {"all_gather", 1, 1, -1, attrs_all_gather, 1, gen::op_all_gather},
+    {"all_max", 1, 1, -1, attrs_all_max, 1, gen::op_all_max},
+    {"all_min", 1, 1, -1, attrs_all_min, 1, gen::op_all_min},
+    {"sum_scatter", 1, 1, -1, attrs_sum_scatter, 1, gen::op_sum_scatter},
+    {"send", 1, 1, -1, attrs_send, 2, gen::op_send},
+    {"recv", 0, 1, -1, attrs_recv, 4, gen::op_recv},
 };
 static_assert(sizeof(kOpRows) / sizeof(kOpRows[0]) == EMILY_OPCODE_COUNT);
 

@@ -227,6 +227,13 @@ enum emily_opcode {
   EMILY_OP_DEQUANTIZE, /* Dequantize */
   EMILY_OP_QUANTIZED_MATMUL, /* QuantizedMatmul */
   EMILY_OP_GATHER_QMM, /* GatherQMM */
+  EMILY_OP_ALL_SUM, /* AllSum */
+  EMILY_OP_ALL_GATHER, /* AllGather */
+  EMILY_OP_ALL_MAX, /* AllMax */
+  EMILY_OP_ALL_MIN, /* AllMin */
+  EMILY_OP_SUM_SCATTER, /* SumScatter */
+  EMILY_OP_SEND, /* Send */
+  EMILY_OP_RECV, /* Recv */
   EMILY_OPCODE_COUNT
 };
 

@@ -1,6 +1,7 @@
 // program.cc: a traced function as a flat instruction list, validated once
 // and replayed in one call (the native lane), optionally under
 // mlx::core::compile (fuse).
+#include <chrono>
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -56,6 +57,8 @@ std::atomic<std::uintptr_t> next_fun_id{1};
 // tests read it to prove a fused loop body is compiled once, not per
 // iteration.
 std::atomic<int64_t> fused_traces{0};
+// run_build_ns and run_eval_ns: emily_program_times.
+std::atomic<int64_t> run_build_ns{0}, run_eval_ns{0};
 
 }  // namespace
 }  // namespace emily
@@ -579,6 +582,7 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
     in.reserve(n_inputs);
     for (int i = 0; i < n_inputs; ++i) in.push_back(inputs[i]->a);
     std::vector<mx::array> result;
+    auto t0 = std::chrono::steady_clock::now();
     if (fuse && !p->host_driven) {
       result = p->run_fused(in, stream, s);
     } else {
@@ -591,16 +595,25 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
     // Async: queue the evaluation and return, so that the caller builds
     // its next call while this one computes (a decode loop issues step
     // n+1 before it reads token n); reading a result waits for it.
+    auto t1 = std::chrono::steady_clock::now();
     if (flags & EMILY_RUN_ASYNC) {
       mx::async_eval(result);
     } else {
       mx::eval(result);
     }
+    auto t2 = std::chrono::steady_clock::now();
+    emily::run_build_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+    emily::run_eval_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t2 - t1).count();
     for (size_t i = 0; i < result.size(); ++i) outs[i] = emily::wrap(std::move(result[i]));
     *active_memory = mx::get_active_memory();
   });
 }
 
 int64_t emily_fused_traces(void) { return emily::fused_traces.load(); }  // atomic: no lock
+
+void emily_program_times(int64_t* build_ns, int64_t* eval_ns) {  // atomics: no lock
+  *build_ns = emily::run_build_ns.load();
+  *eval_ns = emily::run_eval_ns.load();
+}
 
 }  // extern "C"

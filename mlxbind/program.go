@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // Operand reference kinds, packed into bits 48 and up of a ref; the result
@@ -142,3 +143,13 @@ func (p *Program) Apply(s Stream, inputs []*Array) ([]*Array, error) {
 // replay in this process: once per program, stream, input signature and OS
 // thread, never per call once compiled (tests count it).
 func FusedTraces() int64 { return int64(C.emily_fused_traces()) }
+
+// ProgramTimes is the time program runs have spent so far, summed over
+// all calls: building their MLX graphs, and in MLX's eval (for an async
+// run on a GPU, the host's part: ordering the graph and encoding its
+// kernels, not the kernels themselves).
+func ProgramTimes() (build, eval time.Duration) {
+	var b, e C.int64_t
+	C.emily_program_times(&b, &e)
+	return time.Duration(b), time.Duration(e)
+}

@@ -87,6 +87,16 @@ int emily_device_scalars(void);
  * scalars off). */
 int emily_array_device_resident(emily_array* out, emily_array a, int stream, char** err);
 
+/* MLX's distributed layer (distributed.cc). A group is an index into the
+ * shim's group table; the distributed ops take it as an attribute. init
+ * with strict=0 gives a one-process group when backend finds no world.
+ * *backend gets "ring", "nccl", "mpi", "jaccl" or "none" (one process),
+ * owned by the shim. */
+int emily_dist_available(const char* backend);
+int emily_dist_init(int* out, const char* backend, int strict, char** err);
+int emily_dist_group_info(int id, int* rank, int* size, const char** backend, char** err);
+int emily_dist_split(int* out, int id, int color, int key, char** err);
+
 /* Ops (op_table.cc): one entry point for every opcode, the same core the
  * program replay calls, so eager, evaluator and native lanes cannot drift.
  * outs has room for cap results; *n_out gets how many the op made. When
@@ -134,6 +144,11 @@ int emily_program_apply(emily_program p, const emily_array* inputs, int n_inputs
 void emily_interrupt(void);
 /* How many times mlx::core::compile has traced a fused replay so far. */
 int64_t emily_fused_traces(void);
+/* The time emily_program_run has spent, summed over all calls: building
+ * programs' MLX graphs (the replay), and in mx::eval or mx::async_eval
+ * (for an async call on a GPU, the host's share: ordering the graph and
+ * encoding its kernels). A host-bound decode loop shows here. */
+void emily_program_times(int64_t* build_ns, int64_t* eval_ns);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/distributed"
 	"github.com/emily-go/emily/nn"
 )
 
@@ -34,9 +35,28 @@ type trainState struct {
 // parameter has model's type. Each call also advances the model's Dropout
 // keys (nn.AdvanceKeys). opts are Jit's (lanes, device).
 func NewTrainStep(model any, opt Optimizer, lossFn any, opts ...emily.Option) *TrainStep {
+	return newTrainStep("NewTrainStep", model, opt, lossFn, nil, opts)
+}
+
+// NewDataParallelTrainStep is NewTrainStep for data-parallel training
+// over group g (nil: distributed.World()): each rank passes its part of
+// the global batch (data.Batches.Shard), and the step averages the
+// gradients over the ranks (nn.AverageGradientsOver: MLX's bucketed
+// all-reduce) before the update, inside the same jitted program. The loss
+// it returns is the mean of the ranks' losses, the global batch's loss
+// when the parts are of one size. Every rank must call Step the same
+// number of times, with the same model and optimizer to start from.
+func NewDataParallelTrainStep(model any, opt Optimizer, lossFn any, g *distributed.Group, opts ...emily.Option) *TrainStep {
+	if g == nil {
+		g = distributed.World()
+	}
+	return newTrainStep("NewDataParallelTrainStep", model, opt, lossFn, g, opts)
+}
+
+func newTrainStep(op string, model any, opt Optimizer, lossFn any, g *distributed.Group, opts []emily.Option) *TrainStep {
 	lf := reflect.ValueOf(lossFn)
 	if lf.Kind() != reflect.Func || lf.Type().NumIn() == 0 || !reflect.TypeOf(model).AssignableTo(lf.Type().In(0)) {
-		panic(&emily.Error{Op: "NewTrainStep", Err: fmt.Errorf("lossFn is %T; want a func whose first parameter takes the model (%T)", lossFn, model),
+		panic(&emily.Error{Op: op, Err: fmt.Errorf("lossFn is %T; want a func whose first parameter takes the model (%T)", lossFn, model),
 			Hint: "pass func(m *Model, x, y *emily.Tensor) *emily.Tensor"})
 	}
 	nBatch := lf.Type().NumIn() - 1
@@ -55,6 +75,10 @@ func NewTrainStep(model any, opt Optimizer, lossFn any, opts ...emily.Option) *T
 		}
 		res := vg.Call(args)
 		loss, grads := res[0].Interface().(*emily.Tensor), res[len(res)-1].Interface()
+		if g != nil && g.Size() > 1 {
+			grads = nn.AverageGradientsOver(grads, g, nn.AllReduceBytes)
+			loss = emily.Div(distributed.AllSum(loss, g), emily.ScalarOf(float64(g.Size()), loss.DType()))
+		}
 		st.Opt.(Optimizer).Update(st.Model, grads)
 		nn.AdvanceKeys(st.Model)
 		return st, loss

@@ -76,6 +76,23 @@ if [[ ",${GPU_CHECK:-all}," == *",train,"* ]]; then
   ./bin/bench-train -device gpu -python python3 2>&1 | tee "$out/bench-train-gpu.log"
 fi
 
+# GPU_CHECK=dist (named on its own): MLX's distributed layer on one GPU.
+# The mlx-cuda-13 wheel links NCCL directly (NEEDED libnccl.so.2, RPATH
+# $ORIGIN/../../nvidia/nccl/lib), which is .deps/mlx-cuda-13/nvidia: the
+# nvidia-nccl-cu13 wheel there, or MLX_NVIDIA_DIR's (the machine's own
+# site-packages/nvidia, linked by install-mlx.sh). The log says which
+# libnccl.so.2 was found; then an NCCL world of size 1 initializes through
+# emily-repl launch --backend nccl and scripts/dist-check.go runs a jitted
+# AllSum and a data-parallel train step.
+if [[ ",${GPU_CHECK:-all}," == *",dist,"* ]]; then
+  {
+    echo "libnccl.so.2 for libmlx.so: $(ldd .deps/mlx/mlx/lib/libmlx.so | grep -i nccl || echo 'not found')"
+    ls -l .deps/mlx/nvidia .deps/mlx/nvidia/nccl/lib 2>&1 | head -n 8
+    NCCL_DEBUG=VERSION timeout -k 10 300 ./bin/emily-repl launch -n 1 --backend nccl --timeout 240s scripts/dist-check.go
+    echo "dist rc=$?"
+  } 2>&1 | tee "$out/dist.log"
+fi
+
 # The op check: every op of the spec eagerly and in every lane on the GPU
 # (its own lane comparison), operands and results brought back for
 # EMILY_OPCHECK_DIR=... pytest tests/test_ops_numpy.py here.

@@ -57,6 +57,8 @@ type Supervisor struct {
 	cellNum               int    // cells executed, for crash reports
 	lastCell              string // the last cell sent, for idle crashes
 	lastNum               int
+
+	dist *ranks // %distributed N: the rank workers every cell runs on (distributed.go)
 }
 
 // cellRecord is a cell as %replay re-runs it.
@@ -167,7 +169,16 @@ func (sv *Supervisor) ExecuteFrom(ctx context.Context, origin interp.Origin, cod
 	case m == "%replay":
 		return Result{}, sv.replay(ctx, stdout, stderr)
 	case m == "%reset":
+		sv.stopRanks()
 		return Result{}, sv.reset(stdout)
+	}
+	if handled, err := sv.distributedMagic(code, stdout); handled {
+		return Result{}, err
+	}
+	if sv.dist != nil {
+		sv.cellNum++
+		sv.lastCell, sv.lastNum = code, sv.cellNum
+		return sv.runRanks(ctx, cellRecord{code, origin}, stdout, stderr)
 	}
 	w := sv.worker()
 	if w.isDead() {
@@ -209,26 +220,45 @@ func supervisorMagic(code string) (string, error) {
 	return "", nil
 }
 
-// run executes one cell in w and handles the ways it can end.
+// run executes one cell in w and handles the ways it can end: a worker
+// that died or did not stop when interrupted is restarted.
 func (sv *Supervisor) run(ctx context.Context, w *worker, c cellRecord, stdout, stderr io.Writer) (Result, error) {
-	code := c.code
+	res, end, err := sv.runOn(ctx, w, c, stdout, stderr)
+	switch end {
+	case endDied:
+		return Result{}, sv.restartAfter(w, false, c.code, sv.cellNum)
+	case endEscalated:
+		return Result{}, sv.restartAfter(w, true, c.code, sv.cellNum)
+	}
+	return res, err
+}
+
+// How a cell run by runOn ended besides its result.
+const (
+	endOK        = iota
+	endDied      // the worker died
+	endEscalated // it did not stop when interrupted and was killed
+)
+
+// runOn executes one cell in w: its result, or how the worker ended.
+func (sv *Supervisor) runOn(ctx context.Context, w *worker, c cellRecord, stdout, stderr io.Writer) (Result, int, error) {
 	done, id, err := w.execute(c, stdout, stderr)
 	if err != nil {
-		return Result{}, sv.restartAfter(w, false, code, sv.cellNum)
+		return Result{}, endDied, nil
 	}
-	finish := func(ev event) (Result, error) {
+	finish := func(ev event) (Result, int, error) {
 		// What the cell wrote to fds 1 and 2 (C++) comes before its end.
 		w.fd.endCell(id, 2*time.Second)
 		if ev.Err != nil {
-			return Result{}, &Error{*ev.Err}
+			return Result{}, endOK, &Error{*ev.Err}
 		}
-		return Result{Shown: ev.Shown, Text: ev.Text, MIME: ev.MIME}, nil
+		return Result{Shown: ev.Shown, Text: ev.Text, MIME: ev.MIME}, endOK, nil
 	}
 	select {
 	case ev := <-done:
 		return finish(ev)
 	case <-w.dead:
-		return Result{}, sv.restartAfter(w, false, code, sv.cellNum)
+		return Result{}, endDied, nil
 	case <-ctx.Done():
 	}
 	w.interrupt()
@@ -238,10 +268,10 @@ func (sv *Supervisor) run(ctx context.Context, w *worker, c cellRecord, stdout, 
 	case ev := <-done:
 		return finish(ev)
 	case <-w.dead:
-		return Result{}, sv.restartAfter(w, false, code, sv.cellNum)
+		return Result{}, endDied, nil
 	case <-timer.C:
 		w.kill()
-		return Result{}, sv.restartAfter(w, true, code, sv.cellNum)
+		return Result{}, endEscalated, nil
 	}
 }
 
@@ -374,6 +404,7 @@ func (sv *Supervisor) IsComplete(code string) (bool, string) {
 // Close stops the worker: it exits when its request pipe closes, and is
 // killed if it has not within two seconds.
 func (sv *Supervisor) Close() error {
+	sv.stopRanks()
 	w := sv.worker()
 	w.close()
 	select {
@@ -392,8 +423,10 @@ func (sv *Supervisor) worker() *worker {
 }
 
 // start launches a worker and waits for its ready event.
-func (sv *Supervisor) start() (*worker, error) {
-	cmd := sv.opts.Command()
+func (sv *Supervisor) start() (*worker, error) { return sv.startCmd(sv.opts.Command()) }
+
+// startCmd launches cmd as a worker and waits for its ready event.
+func (sv *Supervisor) startCmd(cmd *exec.Cmd) (*worker, error) {
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -296,7 +296,7 @@ def test_text_generation_streams_into_one_display(binary):
     assert len(alternatives) == 6 and all(line.count(" | ") == 1 and line.split(" | ")[1].count('"') == 6
                                           for line in alternatives), texts[6]
 
-    # tokens, position, last, then one (2, 1, KV heads, cache, head dim)
+    # tokens, position, last, then one (1, 2·KV heads, cache, head dim)
     # cache a layer: 3 + 30 inputs for SmolLM2.
     assert "step(" in texts[8] and "[eval]:" in texts[8] and "program: 33 input(s)" in texts[8], texts[8][:500]
     assert re.search(r"\d+ tokens \((length|eog)\): first token after \S+, then [0-9.]+ tok/s", texts[9]), texts[9]

@@ -60,6 +60,9 @@ type metrics map[string]float64
 var metricKeys = []struct{ key, head string }{
 	{"prefill_tps", "prefill tok/s"},
 	{"decode_tps", "decode tok/s"},
+	{"issue_us", "issue µs/tok"},
+	{"build_us", "graph µs"},
+	{"encode_us", "eval µs"},
 	{"ttft_cold_ms", "TTFT cold ms"},
 	{"ttft_warm_ms", "TTFT warm ms"},
 	{"peak_mb", "peak MB"},
@@ -231,11 +234,20 @@ func measure(m *llama.Model, base llama.Options, prompt []int, first bool) metri
 	short := prompt[:min(16, len(prompt))]
 	o := base
 	o.MaxTokens, o.IgnoreEOG = *decodeLen+1, true
+	b0, e0 := mlxbind.ProgramTimes()
 	r, err := m.Generate(context.Background(), short, o, func(llama.Token) error { return nil })
 	if err != nil {
 		fail(err)
 	}
 	mt["decode_tps"] = r.DecodeTokensPerSecond()
+	// The host's share of a token: building the step's graph and queuing
+	// its kernels. Near 1e6/decode_tps, the step is host-bound.
+	if n := len(r.Tokens) - 1; n > 0 {
+		mt["issue_us"] = float64(r.Issue.Microseconds()) / float64(n)
+		b1, e1 := mlxbind.ProgramTimes()
+		mt["build_us"] = float64((b1 - b0).Microseconds()) / float64(n+1)
+		mt["encode_us"] = float64((e1 - e0).Microseconds()) / float64(n+1)
+	}
 	if mem, err := mlxbind.Memory(); err == nil {
 		mt["peak_mb"] = float64(mem.Peak) / 1e6
 	}

@@ -4,6 +4,8 @@
 //	emily-repl                      interactive REPL (script mode when stdin is not a terminal)
 //	emily-repl FILE [ARG ...]       run FILE as a script (like go run)
 //	emily-repl kernel -f CONN       run as a Jupyter kernel
+//	emily-repl launch -n N [--backend ring|nccl|mpi] FILE [ARG ...]
+//	                                run FILE in N ranks (MLX distributed)
 //	emily-repl install [--user|--prefix P]
 //	                                install the "emily" Jupyter kernelspec
 //	emily-repl serve --model PATH [--embeddings] [--addr HOST:PORT]
@@ -57,6 +59,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return supervisor.WorkerMain()
 		case "install":
 			return runInstall(args[1:], stdout, stderr)
+		case "launch":
+			return runLaunch(args[1:], stdout, stderr)
 		case "serve":
 			return runServe(args[1:], stdout, stderr)
 		case "serve-embeddings":
@@ -126,6 +130,11 @@ Usage:
                               "// %%" line (Jupytext's percent format) starts a new
                               cell; exits non-zero on the first error, or with
                               --keep-going after every cell ran
+  emily-repl launch -n N [--backend ring|nccl|mpi] [--hostfile F] [--timeout D] FILE [ARG ...]
+                              run FILE as above in N ranks on this host (package
+                              distributed: ring on free 127.0.0.1 ports by default),
+                              each output line prefixed "[rank R] "; if a rank fails
+                              every rank stops; Ctrl-C stops them all
   emily-repl kernel -f CONN   run as a Jupyter kernel (Jupyter starts this)
   emily-repl install [--user | --prefix DIR]
                               install the "emily" Jupyter kernelspec

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/distributed"
 )
 
 // caller calls one public Go function of the spec on operands and
@@ -80,6 +81,15 @@ var manual = map[string]caller{
 		}
 		return []*emily.Tensor{emily.RMSNorm(in[0], w, floatAttr(at, "eps"))}
 	},
+}
+
+// groupAttr is the group a distributed op runs on in the op check: the
+// world, one process (where MLX makes every collective the identity).
+func groupAttr(at map[string]any, name string) *distributed.Group {
+	if g, ok := at[name].(*distributed.Group); ok {
+		return g
+	}
+	return distributed.World()
 }
 
 func intAttr(at map[string]any, name string) int {

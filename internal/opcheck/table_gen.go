@@ -2,7 +2,12 @@
 
 package opcheck
 
-import "github.com/emily-go/emily"
+import (
+	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/distributed"
+)
+
+var _ = distributed.World // the distributed family's ops are called through it
 
 // generated maps each public Go function of the spec to a call of it.
 var generated = map[string]caller{
@@ -771,5 +776,26 @@ var generated = map[string]caller{
 	},
 	"GatherQMM": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
 		return []*emily.Tensor{emily.GatherQMM(in[0], in[1], in[2], in[3], in[4], in[5], boolAttr(at, "transpose"), intAttr(at, "groupSize"), intAttr(at, "bits"))}
+	},
+	"AllSum": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{distributed.AllSum(in[0], groupAttr(at, "group"))}
+	},
+	"AllGather": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{distributed.AllGather(in[0], groupAttr(at, "group"))}
+	},
+	"AllMax": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{distributed.AllMax(in[0], groupAttr(at, "group"))}
+	},
+	"AllMin": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{distributed.AllMin(in[0], groupAttr(at, "group"))}
+	},
+	"SumScatter": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{distributed.SumScatter(in[0], groupAttr(at, "group"))}
+	},
+	"Send": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{distributed.Send(in[0], intAttr(at, "dst"), groupAttr(at, "group"))}
+	},
+	"Recv": func(in []*emily.Tensor, at map[string]any) []*emily.Tensor {
+		return []*emily.Tensor{distributed.Recv(intsAttr(at, "shape"), dtypeAttr(at, "dtype"), intAttr(at, "src"), groupAttr(at, "group"))}
 	},
 }

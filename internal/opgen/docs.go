@@ -196,7 +196,8 @@ does; ` + "`FloorDivide`" + ` keeps integers.
 // attribute values.
 func checkTable(ops []opspec.Op) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "// %s\n\npackage opcheck\n\nimport \"github.com/emily-go/emily\"\n\n", header)
+	fmt.Fprintf(&b, "// %s\n\npackage opcheck\n\nimport (\n\t\"github.com/emily-go/emily\"\n\t\"github.com/emily-go/emily/distributed\"\n)\n\n", header)
+	b.WriteString("var _ = distributed.World // the distributed family's ops are called through it\n\n")
 	b.WriteString("// generated maps each public Go function of the spec to a call of it.\n")
 	b.WriteString("var generated = map[string]caller{\n")
 	for _, op := range ops {
@@ -220,7 +221,7 @@ func checkTable(ops []opspec.Op) []byte {
 				conv := map[opspec.AttrKind]string{
 					opspec.Int: "intAttr", opspec.Int64: "intAttr", opspec.Ints: "intsAttr", opspec.Shape: "intsAttr",
 					opspec.Bool: "boolAttr", opspec.Float: "floatAttr", opspec.DType: "dtypeAttr",
-					opspec.Enum: "stringAttr", opspec.String: "stringAttr",
+					opspec.Enum: "stringAttr", opspec.String: "stringAttr", opspec.Group: "groupAttr",
 				}[a.Kind]
 				arg := fmt.Sprintf("%s(at, %q)", conv, a.Name)
 				if a.Variadic {
@@ -228,7 +229,11 @@ func checkTable(ops []opspec.Op) []byte {
 				}
 				args = append(args, arg)
 			}
-			call := fmt.Sprintf("emily.%s(%s)", f.name, strings.Join(args, ", "))
+			pkg := "emily"
+			if op.Package != "" {
+				pkg = op.Package
+			}
+			call := fmt.Sprintf("%s.%s(%s)", pkg, f.name, strings.Join(args, ", "))
 			switch {
 			case op.OutputsFrom != "":
 				// already a slice

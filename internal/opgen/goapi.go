@@ -12,6 +12,18 @@ import (
 var goTypes = map[opspec.AttrKind]string{
 	opspec.Int: "int", opspec.Int64: "int", opspec.Ints: "[]int", opspec.Shape: "[]int", opspec.Bool: "bool",
 	opspec.Float: "float64", opspec.DType: "DType", opspec.Enum: "string", opspec.String: "string",
+	opspec.Group: "*Group",
+}
+
+// qualify writes a root-package type as another package sees it.
+func qualify(op opspec.Op, t string) string {
+	if op.Package == "" {
+		return t
+	}
+	if q, ok := map[string]string{"*Tensor": "*emily.Tensor", "[]*Tensor": "[]*emily.Tensor", "DType": "emily.DType"}[t]; ok {
+		return q
+	}
+	return t
 }
 
 // fn is one Go function to write: an op's main function or a variant.
@@ -41,20 +53,20 @@ func (f fn) params() (params []string, operands string) {
 	op := f.op
 	switch {
 	case op.Variadic:
-		params = append(params, op.Inputs[0]+" []*Tensor")
+		params = append(params, op.Inputs[0]+" "+qualify(op, "[]*Tensor"))
 		operands = op.Inputs[0] + "..."
 	case op.Weak:
 		params = append(params, strings.Join(op.Inputs, ", ")+" any")
 		operands = fmt.Sprintf("weak(%q, %s)...", f.name, strings.Join(op.Inputs, ", "))
 	case len(op.Inputs) > 0:
-		params = append(params, strings.Join(op.Inputs, ", ")+" *Tensor")
+		params = append(params, strings.Join(op.Inputs, ", ")+" "+qualify(op, "*Tensor"))
 		operands = strings.Join(op.Inputs, ", ")
 	}
 	for _, a := range op.Attrs {
 		if _, ok := f.fixed[a.Name]; ok {
 			continue
 		}
-		t := goTypes[a.Kind]
+		t := qualify(op, goTypes[a.Kind])
 		if a.Variadic {
 			t = "..." + strings.TrimPrefix(t, "[]")
 		}
@@ -64,13 +76,14 @@ func (f fn) params() (params []string, operands string) {
 }
 
 func (f fn) results() string {
+	t := qualify(f.op, "*Tensor")
 	switch {
 	case f.op.OutputsFrom != "":
-		return "[]*Tensor"
+		return "[]" + t
 	case f.op.Outputs > 1:
-		return "(" + strings.TrimSuffix(strings.Repeat("*Tensor, ", f.op.Outputs), ", ") + ")"
+		return "(" + strings.TrimSuffix(strings.Repeat(t+", ", f.op.Outputs), ", ") + ")"
 	}
-	return "*Tensor"
+	return t
 }
 
 // goLiteral renders a fixed attribute value as Go.
@@ -108,6 +121,8 @@ func (f fn) body(b *bytes.Buffer) {
 			fmt.Fprintf(b, "\tat.Int(enumIndex(%q, %q, %s, %#v))\n", f.name, a.Name, val, a.Enum)
 		case opspec.String:
 			fmt.Fprintf(b, "\tat.String(%s)\n", val)
+		case opspec.Group:
+			fmt.Fprintf(b, "\tat.Int(handle(%q, %s))\n", f.name, val)
 		}
 	}
 	name := f.name
@@ -142,7 +157,7 @@ func goAPI(ops []opspec.Op) []byte {
 	for fi, fam := range names {
 		fmt.Fprintf(&b, "\n// %s.\n", titles[fi])
 		for _, op := range ops {
-			if op.Family != fam {
+			if op.Family != fam || op.Package != "" {
 				continue
 			}
 			for _, f := range functions(op) {
@@ -243,4 +258,29 @@ func writeMethod(b *bytes.Buffer, f fn, params []string) {
 	}
 	fmt.Fprintf(b, "\n// %s is the method form of %s.\nfunc (t *Tensor) %s(%s) %s {\n\treturn %s(%s)\n}\n",
 		f.name, f.name, f.name, strings.Join(rest, ", "), f.results(), f.name, strings.Join(args, ", "))
+}
+
+// pkgAPI writes the Go API of the ops declared for package pkg (the
+// distributed family): the same functions as the root package's, calling
+// the package's apply and applyMulti, which reach the root package's op
+// application. Their hints stay in the root package's table, where errors
+// are made.
+func pkgAPI(ops []opspec.Op, pkg string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "// %s\n\npackage %s\n\nimport (\n\t\"github.com/emily-go/emily\"\n\t\"github.com/emily-go/emily/ir\"\n)\n", header, pkg)
+	b.WriteString("\nvar _ emily.DType // every op takes or returns emily types\n")
+	for _, op := range ops {
+		if op.Package != pkg {
+			continue
+		}
+		for _, f := range functions(op) {
+			params, _ := f.params()
+			b.WriteString("\n")
+			writeDoc(&b, f)
+			fmt.Fprintf(&b, "func %s(%s) %s {\n", f.name, strings.Join(params, ", "), f.results())
+			f.body(&b)
+			b.WriteString("}\n")
+		}
+	}
+	return b.Bytes()
 }

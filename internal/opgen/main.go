@@ -29,6 +29,7 @@ func main() {
 		"mlxbind/opcodes.h":             cEnum(ops),
 		"mlxbind/gen_table.cc":          cTable(ops),
 		"ops_gen.go":                    goSource(goAPI(ops)),
+		"distributed/ops_gen.go":        goSource(pkgAPI(ops, "distributed")),
 		"OPS.md":                        opsDoc(ops),
 		"internal/opcheck/table_gen.go": goSource(checkTable(ops)),
 	}
@@ -105,6 +106,9 @@ func check(ops []opspec.Op) error {
 			}
 			if a.Variadic && a.Kind != opspec.Ints && a.Kind != opspec.Shape {
 				return fmt.Errorf("%s: only ints can be variadic", op.Name)
+			}
+			if a.Kind == opspec.Group && op.Package == "" {
+				return fmt.Errorf("%s: a group attribute needs the distributed package (its Group type)", op.Name)
 			}
 			if a.Kind == opspec.Enum && len(a.Enum) == 0 {
 				return fmt.Errorf("%s: enum %s has no values", op.Name, a.Name)
@@ -195,7 +199,7 @@ func nOut(op opspec.Op) int {
 var irKinds = map[opspec.AttrKind]string{
 	opspec.Int: "AttrInt", opspec.Int64: "AttrInt64", opspec.Ints: "AttrInts", opspec.Shape: "AttrShape",
 	opspec.Bool: "AttrBool", opspec.Float: "AttrFloat", opspec.DType: "AttrDType", opspec.Enum: "AttrEnum",
-	opspec.String: "AttrString",
+	opspec.String: "AttrString", opspec.Group: "AttrInt",
 }
 
 func irTable(ops []opspec.Op) []byte {
@@ -242,13 +246,14 @@ func cEnum(ops []opspec.Op) []byte {
 var cKinds = map[opspec.AttrKind]string{
 	opspec.Int: "kAttrInt", opspec.Int64: "kAttrInt64", opspec.Ints: "kAttrInts", opspec.Shape: "kAttrShape",
 	opspec.Bool: "kAttrBool", opspec.Float: "kAttrFloat", opspec.DType: "kAttrDType", opspec.Enum: "kAttrEnum",
-	opspec.String: "kAttrString",
+	opspec.String: "kAttrString", opspec.Group: "kAttrInt",
 }
 
 var cDecode = map[opspec.AttrKind]string{
 	opspec.Int: "int %s = r.i32();", opspec.Int64: "int64_t %s = r.i64();", opspec.Ints: "std::vector<int> %s = r.ints();",
 	opspec.Shape: "mx::Shape %s = r.shape();", opspec.Bool: "bool %s = r.boolean();", opspec.Float: "double %s = r.f64();",
 	opspec.DType: "mx::Dtype %s = r.dtype();", opspec.Enum: "int %s = r.i32();", opspec.String: "std::string %s = r.str();",
+	opspec.Group: "int %s = r.i32();", // the shim's group handle: the core looks it up
 }
 
 func cCores(ops []opspec.Op, fam string) []byte {

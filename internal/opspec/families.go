@@ -8,6 +8,7 @@ type family struct {
 	rows    []Op
 	hint    string
 	samples []Sample
+	pkg     string // the Go package of its API ("": the root package)
 }
 
 const broadcastHint = "shapes must broadcast: aligned from the right, each dimension equal or 1; Reshape or BroadcastTo an operand"
@@ -49,6 +50,8 @@ var families = []family{
 	{name: "cast", title: "Types", rows: castOps, samples: unarySamples},
 	{name: "create", title: "Creation", rows: createOps},
 	{name: "quant", title: "Quantized (MLX's affine mode: w ≈ scale·q + bias per group along the last axis)", rows: quantOps, hint: quantHint},
+	{name: "distributed", title: "Distributed (package distributed: MLX's collectives over a group; identity in a one-process world)",
+		rows: distributedOps, hint: distributedHint, samples: unarySamples, pkg: "distributed"},
 }
 
 const axesHint = "axes must be distinct and in range -rank..rank-1"
@@ -66,6 +69,7 @@ func All() []Op {
 	for _, f := range families {
 		for _, op := range f.rows {
 			op.Family = f.name
+			op.Package = f.pkg
 			if op.IR == "" {
 				op.IR = Snake(op.Name)
 			}

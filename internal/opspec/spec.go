@@ -30,9 +30,13 @@ const (
 	DType                  // Go emily.DType, C++ mx::Dtype
 	Enum                   // Go string from Attr.Enum, C++ int (its index)
 	String                 // Go string, C++ std::string
+	// Group is a distributed group: Go *distributed.Group (nil: the
+	// world), encoded as one word, the shim's group handle, and decoded
+	// as that handle (the distributed family's cores look it up).
+	Group
 )
 
-var kindNames = [...]string{"int", "int64", "ints", "shape", "bool", "float", "dtype", "enum", "string"}
+var kindNames = [...]string{"int", "int64", "ints", "shape", "bool", "float", "dtype", "enum", "string", "group"}
 
 func (k AttrKind) String() string { return kindNames[k] }
 
@@ -128,10 +132,14 @@ type Variant struct {
 
 // Op is one row of the spec.
 type Op struct {
-	Name   string   // Go name: "Add". Also the test and OPS.md name.
-	IR     string   // IR/shim name, MLX's spelling: "add" (default: snake case of Name)
-	Family string   // the shim file and OPS.md section: "binary", "reduce", ...
-	Inputs []string // tensor operand names, in order
+	Name   string // Go name: "Add". Also the test and OPS.md name.
+	IR     string // IR/shim name, MLX's spelling: "add" (default: snake case of Name)
+	Family string // the shim file and OPS.md section: "binary", "reduce", ...
+	// Package is the Go package the op's API is written into, "" for the
+	// root package; "distributed" for the collectives (their group type
+	// lives there). It comes from the family.
+	Package string
+	Inputs  []string // tensor operand names, in order
 	// Weak operands are typed any in Go: a *Tensor or a Go number, which
 	// is weakly typed as in MLX (an int stays with an int tensor's dtype, a
 	// float promotes an integer tensor to float32).
@@ -183,6 +191,10 @@ type Op struct {
 	// generated core checks them before MLX sees the operands, and OPS.md
 	// lists them.
 	NonEmpty []NonEmpty
+	// MultiRank says why the op cannot run in a one-process world (Send
+	// and Recv need a peer): the single-process op check leaves it out,
+	// and the distributed package's tests check it on two ranks.
+	MultiRank string
 }
 
 // noGrad marks op as having no gradient in MLX, saying why.

@@ -19,7 +19,7 @@ import (
 var Help string
 
 // Known lists the magics for error messages.
-const Known = "%config, %help, %ir, %jit, %%jit, %load, %memory, %replay, %reset, %time, %%time, %timeit, %%timeit, %who, %whos"
+const Known = "%config, %distributed, %help, %ir, %jit, %%jit, %load, %memory, %replay, %reset, %time, %%time, %timeit, %%timeit, %who, %whos"
 
 // IsKnown reports whether name (after the %: "who", "%jit") is a magic.
 func IsKnown(name string) bool {
@@ -51,7 +51,7 @@ func Run(h Host, m cell.Magic) error {
 		return nil
 	case "load":
 		return load(h, m.Args)
-	case "reset", "replay":
+	case "reset", "replay", "distributed":
 		// The supervisor (the REPL's and the kernel's worker process)
 		// handles these; a session run in-process cannot start afresh.
 		return usage("%%%s needs the session to run in a worker process (the REPL and the kernel do, unless EMILY_SUPERVISE=0)", m.Name)

@@ -5,6 +5,8 @@ package symbols
 import (
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/nn"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -12,6 +14,9 @@ func init() {
 	Symbols["github.com/emily-go/emily/nn/nn"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"AdvanceKeys":           reflect.ValueOf(nn.AdvanceKeys),
+		"AllReduceBytes":        reflect.ValueOf(constant.MakeFromLiteral("33554432", token.INT, 0)),
+		"AverageGradients":      reflect.ValueOf(nn.AverageGradients),
+		"AverageGradientsOver":  reflect.ValueOf(nn.AverageGradientsOver),
 		"BCEWithLogits":         reflect.ValueOf(nn.BCEWithLogits),
 		"BCEWithLogitsWith":     reflect.ValueOf(nn.BCEWithLogitsWith),
 		"CausalMask":            reflect.ValueOf(nn.CausalMask),
@@ -47,6 +52,7 @@ func init() {
 		"Normal":                reflect.ValueOf(nn.Normal),
 		"OneHot":                reflect.ValueOf(nn.OneHot),
 		"Save":                  reflect.ValueOf(nn.Save),
+		"SaveOnRank0":           reflect.ValueOf(nn.SaveOnRank0),
 		"SetTraining":           reflect.ValueOf(nn.SetTraining),
 		"Uniform":               reflect.ValueOf(nn.Uniform),
 		"ValueAndGrad":          reflect.ValueOf(nn.ValueAndGrad),

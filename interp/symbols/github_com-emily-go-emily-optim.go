@@ -11,18 +11,19 @@ import (
 func init() {
 	Symbols["github.com/emily-go/emily/optim/optim"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ClipGradNorm":    reflect.ValueOf(optim.ClipGradNorm),
-		"NewAdafactor":    reflect.ValueOf(optim.NewAdafactor),
-		"NewAdam":         reflect.ValueOf(optim.NewAdam),
-		"NewAdamW":        reflect.ValueOf(optim.NewAdamW),
-		"NewCosineDecay":  reflect.ValueOf(optim.NewCosineDecay),
-		"NewJoin":         reflect.ValueOf(optim.NewJoin),
-		"NewLion":         reflect.ValueOf(optim.NewLion),
-		"NewSGD":          reflect.ValueOf(optim.NewSGD),
-		"NewStepDecay":    reflect.ValueOf(optim.NewStepDecay),
-		"NewTrainStep":    reflect.ValueOf(optim.NewTrainStep),
-		"NewWarmup":       reflect.ValueOf(optim.NewWarmup),
-		"NewWarmupCosine": reflect.ValueOf(optim.NewWarmupCosine),
+		"ClipGradNorm":             reflect.ValueOf(optim.ClipGradNorm),
+		"NewAdafactor":             reflect.ValueOf(optim.NewAdafactor),
+		"NewAdam":                  reflect.ValueOf(optim.NewAdam),
+		"NewAdamW":                 reflect.ValueOf(optim.NewAdamW),
+		"NewCosineDecay":           reflect.ValueOf(optim.NewCosineDecay),
+		"NewDataParallelTrainStep": reflect.ValueOf(optim.NewDataParallelTrainStep),
+		"NewJoin":                  reflect.ValueOf(optim.NewJoin),
+		"NewLion":                  reflect.ValueOf(optim.NewLion),
+		"NewSGD":                   reflect.ValueOf(optim.NewSGD),
+		"NewStepDecay":             reflect.ValueOf(optim.NewStepDecay),
+		"NewTrainStep":             reflect.ValueOf(optim.NewTrainStep),
+		"NewWarmup":                reflect.ValueOf(optim.NewWarmup),
+		"NewWarmupCosine":          reflect.ValueOf(optim.NewWarmupCosine),
 
 		// type definitions
 		"Adafactor":        reflect.ValueOf((*optim.Adafactor)(nil)),

@@ -39,6 +39,7 @@ func TestUpToDate(t *testing.T) {
 		"github.com/emily-go/emily/data":                  "github_com-emily-go-emily-data.go",
 		"github.com/emily-go/emily/serving":               "github_com-emily-go-emily-serving.go",
 		"github.com/emily-go/emily/serving/llamaserve":    "github_com-emily-go-emily-serving-llamaserve.go",
+		"github.com/emily-go/emily/distributed":           "github_com-emily-go-emily-distributed.go",
 	} {
 		// As `yaegi extract` does in this directory.
 		ext := extract.Extractor{Dest: "symbols"}

@@ -106,6 +106,13 @@ type Result struct {
 	// Prefill is the prompt's time, to the first token's logits; Decode
 	// the rest.
 	Prefill, Decode time.Duration
+	// Issue is the part of Decode spent issuing steps (building each
+	// step's graph and queuing its kernels), Wait the part spent waiting
+	// for tokens: when Issue is most of Decode, the step is bound by the
+	// host, not by the device (bench-generate prints both). In the While
+	// loop, Issue is the blocks' calls (the steps run inside them, each
+	// iteration waiting for its token) and Wait the blocks' read-back.
+	Issue, Wait time.Duration
 }
 
 // DecodeTokensPerSecond is the decode rate (tokens after the first).
@@ -369,7 +376,7 @@ func (m *Model) jitted(sp spec) (*emily.Jitted, error) {
 	if j, ok := m.steps[id]; ok {
 		return j, nil
 	}
-	n := m.cfg.Layers // one (2, 1, KVHeads, C, HeadDim) cache a layer
+	n := m.cfg.Layers // one (1, 2·KVHeads, C, HeadDim) cache a layer: K's heads, then V's
 	extraIn, extraOut := sp.nIn(), 0
 	if sp.key {
 		extraOut++
@@ -446,10 +453,10 @@ func (s *session) grow(need int) {
 	capacity = min(capacity, c.ContextLength)
 	for i := range s.kv {
 		if s.kv[i] == nil {
-			s.kv[i] = emily.Zeros(2, 1, c.KVHeads, capacity, c.HeadDim)
+			s.kv[i] = emily.Zeros(1, 2*c.KVHeads, capacity, c.HeadDim)
 		} else {
 			old := s.kv[i]
-			s.kv[i] = emily.Pad(old, []int{0, 0, 0, 0, 0}, []int{0, 0, 0, capacity - s.capacity, 0}, 0)
+			s.kv[i] = emily.Pad(old, []int{0, 0, 0, 0}, []int{0, 0, capacity - s.capacity, 0}, 0)
 			old.Free()
 		}
 	}
@@ -762,14 +769,18 @@ func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func
 				res.Reason = "cancelled"
 				return res, err
 			}
+			t0 := time.Now()
 			if st, err = s.run(cur.next, pos, 0, true); err != nil {
 				return res, err
 			}
+			res.Issue += time.Since(t0)
 		}
 		var tok Token
+		t0 := time.Now()
 		if err := emily.Try(func() { tok = cur.read(m.tok) }); err != nil {
 			return res, err
 		}
+		res.Wait += time.Since(t0)
 		cur.free() // its token is an input of the step issued above, which keeps it
 		if done, err := g.accept(tok); done || err != nil {
 			return res, err

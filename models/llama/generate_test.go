@@ -100,10 +100,10 @@ func TestJitCacheBoundedOver1000Tokens(t *testing.T) {
 			var sigs []string
 			for _, p := range j.Programs() {
 				in := strings.Split(p.Inputs, ", ")
-				sigs = append(sigs, in[0]+" "+in[3]) // the tokens and layer 0's cache (keys, values)
+				sigs = append(sigs, in[0]+" "+in[3]) // the tokens and layer 0's cache (1, keys' and values' heads, C, hd)
 			}
-			want := []string{"int32[1 16] float32[2 1 2 256 8]", "int32[1 1] float32[2 1 2 256 8]",
-				"int32[1 1] float32[2 1 2 512 8]", "int32[1 1] float32[2 1 2 1024 8]"}
+			want := []string{"int32[1 16] float32[1 4 256 8]", "int32[1 1] float32[1 4 256 8]",
+				"int32[1 1] float32[1 4 512 8]", "int32[1 1] float32[1 4 1024 8]"}
 			if !slices.Equal(sigs, want) {
 				t.Errorf("programs (tokens, cache) %v, want %v", sigs, want)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/emily-go/emily"
 	"github.com/emily-go/emily/models/sample"
@@ -277,7 +278,9 @@ func (s *session) whileLoop(ctx context.Context, g *generation, first stepOut, o
 		pos := g.pos()
 		s.grow(pos + 1)
 		limit := min(ls.block, g.maxTokens-len(g.res.Tokens), s.capacity-pos)
+		t0 := time.Now()
 		b, err := s.runBlock(j, token, pos, limit, stop)
+		g.res.Issue += time.Since(t0)
 		if err != nil {
 			if errors.Is(err, emily.ErrInterrupted) {
 				// emily.Interrupt (Ctrl-C, a kernel interrupt) stopped the
@@ -289,7 +292,9 @@ func (s *session) whileLoop(ctx context.Context, g *generation, first stepOut, o
 		token.Free()
 		token = b.last
 		var toks []Token
+		t0 = time.Now()
 		err = emily.Try(func() { toks = b.read(s.m) })
+		g.res.Wait += time.Since(t0)
 		free(b.n, b.ids, b.logprobs, b.topIDs, b.topLogprobs)
 		if err != nil {
 			return err

@@ -176,6 +176,8 @@ func (m *Model) prepare(o LoadOptions) {
 		for _, l := range []*Linear{&b.Q, &b.K, &b.V, &b.O, &b.Gate, &b.Up, &b.Down} {
 			l.prepare(!o.Dequantize)
 		}
+		b.qkv, b.qkvSplit = joinLinears(&b.Q, &b.K, &b.V)
+		b.gateUp, b.gateSplit = joinLinears(&b.Gate, &b.Up)
 	}
 	w.TokenEmbd.prepare(!o.Dequantize)
 	m.head = &w.TokenEmbd
@@ -240,8 +242,8 @@ func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
 }
 
 // step is the decoder on one chunk: tokens (1, T) int32 at positions
-// pos … pos+T-1 (pos a 0-d int32), with the cache kv[i] (2, 1, KVHeads,
-// C, HeadDim) float32 of layer i, its keys then its values, holding
+// pos … pos+T-1 (pos a 0-d int32), with the cache kv[i] (1, 2·KVHeads,
+// C, HeadDim) float32 of layer i, its keys' heads then its values', holding
 // positions < pos (one tensor a layer, not two: a jitted function's
 // parameters and results are one reflect.FuncOf, which takes at most 128,
 // and 30 layers' keys and values with the sampler's key and counts were
@@ -254,7 +256,7 @@ func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
 func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logits *emily.Tensor, out []*emily.Tensor) {
 	c := m.cfg
 	t := tokens.Shape()[1]
-	capacity := kv[0].Shape()[3]
+	capacity := kv[0].Shape()[2]
 	hd := c.HeadDim
 
 	ipos := emily.Add(pos, emily.Arange(t)) // (T) int32
@@ -263,24 +265,48 @@ func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logit
 	scale := 1 / math.Sqrt(float64(hd))
 
 	x := m.w.TokenEmbd.rows(tokens) // (1, T, hidden)
+	// heads is y (1, T, n·hd) as (1, n, T, hd). At T = 1 (every decode
+	// step) the transpose moves nothing, so it is left out: on a GPU a
+	// step is bound by the host's cost per MLX primitive, views included.
 	heads := func(y *emily.Tensor, n int) *emily.Tensor {
+		if t == 1 {
+			return emily.Reshape(y, 1, n, 1, hd)
+		}
 		return emily.Transpose(emily.Reshape(y, 1, t, n, hd), 0, 2, 1, 3)
 	}
+	merge := func(a *emily.Tensor) *emily.Tensor { // (1, n, T, hd) → (1, T, n·hd)
+		if t == 1 {
+			return emily.Reshape(a, 1, 1, c.Heads*hd)
+		}
+		return emily.Reshape(emily.Transpose(a, 0, 2, 1, 3), 1, t, c.Heads*hd)
+	}
+	kvh := c.KVHeads
 	out = make([]*emily.Tensor, len(kv))
 	for i := range m.w.Blocks {
 		b := &m.w.Blocks[i]
 		h := emily.RMSNorm(x, b.AttnNorm, c.NormEps)
-		q := m.ropeFn(heads(b.Q.apply(h), c.Heads), pos, fpos)
-		k := m.ropeFn(heads(b.K.apply(h), c.KVHeads), pos, fpos)
-		v := heads(b.V.apply(h), c.KVHeads)
-		kvc := emily.DynamicSetSlice(kv[i], emily.Stack([]*emily.Tensor{k, v}, 0), pos, []int{3})
+		var q, k, v *emily.Tensor
+		if b.qkv != nil {
+			// One product, its heads Q|K|V side by side: Q and K rotate in
+			// one RoPE (per head, so the same values as apart).
+			all := heads(b.qkv.apply(h), c.Heads+2*kvh)
+			qkv := emily.SplitAt(all, []int{c.Heads + kvh}, 1)
+			qk := emily.SplitAt(m.ropeFn(qkv[0], pos, fpos), []int{c.Heads}, 1)
+			q, k, v = qk[0], qk[1], qkv[1]
+		} else {
+			q = m.ropeFn(heads(b.Q.apply(h), c.Heads), pos, fpos)
+			k = m.ropeFn(heads(b.K.apply(h), kvh), pos, fpos)
+			v = heads(b.V.apply(h), kvh)
+		}
+		// The cache is (1, 2·KVHeads, C, hd): K's heads, then V's.
+		kvc := emily.DynamicSetSlice(kv[i], emily.Concatenate([]*emily.Tensor{k, v}, 1), pos, []int{2})
 		out[i] = kvc
-		kc, vc := kvc.Slice(0), kvc.Slice(1)
-		a := emily.ScaledDotProductAttentionMasked(q, kc, vc, mask, scale)
-		a = emily.Reshape(emily.Transpose(a, 0, 2, 1, 3), 1, t, c.Heads*hd)
-		x = emily.Add(x, b.O.apply(a))
+		kc := emily.SplitAt(kvc, []int{kvh}, 1)
+		a := emily.ScaledDotProductAttentionMasked(q, kc[0], kc[1], mask, scale)
+		x = emily.Add(x, b.O.apply(merge(a)))
 		h = emily.RMSNorm(x, b.FFNNorm, c.NormEps)
-		x = emily.Add(x, b.Down.apply(emily.Mul(emily.Silu(b.Gate.apply(h)), b.Up.apply(h))))
+		gu := applySplit(b.gateUp, b.gateSplit, h, &b.Gate, &b.Up)
+		x = emily.Add(x, b.Down.apply(emily.Mul(emily.Silu(gu[0]), gu[1])))
 	}
 	x = emily.Take(x, last, 1) // (1, hidden)
 	x = emily.RMSNorm(x, m.w.OutputNorm, c.NormEps)

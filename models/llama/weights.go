@@ -33,6 +33,14 @@ type block struct {
 	Gate     Linear        `gguf:"ffn_gate" shape:"ff,embd"`
 	Up       Linear        `gguf:"ffn_up" shape:"ff,embd"`
 	Down     Linear        `gguf:"ffn_down" shape:"embd,ff"`
+
+	// qkv and gateUp are Q, K, V and Gate, Up joined along their outputs
+	// at load (joinLinears), so a step multiplies once where it would
+	// three and two times: on a GPU a decode step is bound by its kernel
+	// count, not by its flops. Nil when the parts cannot be joined.
+	qkv, gateUp *Linear
+	qkvSplit    []int // where the joined outputs split: Q|K|V
+	gateSplit   []int // Gate|Up
 }
 
 // Linear is y = x·Wᵀ (+ bias) for W (out, in), bound from NAME.weight and
@@ -125,6 +133,88 @@ func (l *Linear) prepare(keepQuantized bool) {
 	// whole table first, every step).
 	l.w = l.float().Eval()
 	l.wt = emily.Transpose(l.w).Eval()
+}
+
+// joinLinears is one Linear whose outputs are the parts' outputs side by
+// side (their rows of W stacked), with the split points of those outputs;
+// nil when the parts differ in form (float or quantized, bits, group, or
+// bias). The parts become views of the joined tensors, so nothing is held
+// twice. A row's dot product is the same computation in the joined
+// product, so the results are those of the separate ones.
+func joinLinears(parts ...*Linear) (*Linear, []int) {
+	p0 := parts[0]
+	for _, p := range parts[1:] {
+		if p.Bits != p0.Bits || p.Group != p0.Group || (p.Bias == nil) != (p0.Bias == nil) || (p.wt == nil) != (p0.wt == nil) {
+			return nil, nil
+		}
+	}
+	cat := func(get func(*Linear) *emily.Tensor) *emily.Tensor {
+		ts := make([]*emily.Tensor, len(parts))
+		for i, p := range parts {
+			ts[i] = get(p)
+		}
+		return emily.Concatenate(ts, 0).Eval()
+	}
+	j := &Linear{Bits: p0.Bits, Group: p0.Group}
+	var splits []int
+	rows := 0
+	for _, p := range parts[:len(parts)-1] {
+		rows += p.outputs()
+		splits = append(splits, rows)
+	}
+	if p0.Bias != nil {
+		j.Bias = cat(func(l *Linear) *emily.Tensor { return l.Bias })
+	}
+	if p0.wt != nil {
+		j.w = cat(func(l *Linear) *emily.Tensor { return l.w })
+		j.wt = emily.Transpose(j.w).Eval()
+		j.Weight = j.w
+	} else {
+		j.Weight = cat(func(l *Linear) *emily.Tensor { return l.Weight })
+		j.Scales = cat(func(l *Linear) *emily.Tensor { return l.Scales })
+		j.Biases = cat(func(l *Linear) *emily.Tensor { return l.Biases })
+	}
+	// The parts keep working (as views) for code that applies them one
+	// by one.
+	lo := 0
+	for _, p := range parts {
+		hi := lo + p.outputs()
+		view := func(t *emily.Tensor) *emily.Tensor { return emily.Slice(t, emily.R(lo, hi)).Eval() }
+		if p.Bias != nil {
+			p.Bias = view(j.Bias)
+		}
+		if p.wt != nil {
+			p.w = view(j.w)
+			p.wt = emily.Transpose(p.w).Eval()
+			p.Weight = p.w
+		} else {
+			p.Weight, p.Scales, p.Biases = view(j.Weight), view(j.Scales), view(j.Biases)
+		}
+		lo = hi
+	}
+	return j, splits
+}
+
+// outputs is W's row count.
+func (l *Linear) outputs() int {
+	if l.w != nil {
+		return l.w.Shape()[0]
+	}
+	return l.Weight.Shape()[0]
+}
+
+// applySplit is the joined product of parts, split back into each part's
+// outputs along the last axis.
+func applySplit(j *Linear, splits []int, x *emily.Tensor, parts ...*Linear) []*emily.Tensor {
+	if j == nil {
+		out := make([]*emily.Tensor, len(parts))
+		for i, p := range parts {
+			out[i] = p.apply(x)
+		}
+		return out
+	}
+	y := j.apply(x)
+	return emily.SplitAt(y, splits, len(y.Shape())-1)
 }
 
 // apply is x·Wᵀ (+ bias).
