@@ -28,6 +28,7 @@ func TestMemoryFollowsTheContext(t *testing.T) {
 	}
 	prompt := []int{3, 1, 4, 1, 5, 9, 2}
 	const logits = 4096 * 4
+	caches := int64(m.Config().Layers * 2 * m.Config().KVHeads * 1024 * m.Config().HeadDim * 4)
 	for _, tc := range []struct {
 		name string
 		o    llama.Options
@@ -70,7 +71,10 @@ func TestMemoryFollowsTheContext(t *testing.T) {
 			p200, left200 := measure(200)
 			p1k, left1k := measure(1000)
 			t.Logf("peak growth over 200 tokens %d bytes, over 1,000 %d; left active %d, %d", p200, p1k, left200, left1k)
-			if p1k > p200+8*logits {
+			// Slack: one set of caches (a run may hold one more copy at
+			// its peak, by timing: seen in the fuse lane) and a few
+			// logits; a leak of a logits row a token would be 800 rows.
+			if p1k > p200+caches+8*logits {
 				t.Errorf("peak memory grew by %d bytes over 1,000 tokens, %d over 200: memory follows the tokens generated", p1k, p200)
 			}
 			if left1k > 8*logits || left200 > 8*logits {
