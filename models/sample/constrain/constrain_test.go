@@ -37,8 +37,8 @@ func TestMatch(t *testing.T) {
 		reject       []string
 	}{
 		{"string", `{"type":"string"}`,
-			[]string{`""`, `"abc"`, `"é ü 日本"`, `"a\"b"`, `"\\"`, `"\u00e9\n\t"`, `"😀"`, ` "x" `},
-			[]string{`abc`, `"abc`, `"a"b"`, `"\x"`, `"\u12"`, "\"a\nb\"", `"a` + "\xff" + `"`, "\"\xc3\"", `"` + "\xed\xa0\x80" + `"`, `1`}},
+			[]string{`""`, `"abc"`, `"é ü 日本"`, `"a\"b"`, `"\\"`, `"\u00e9\n\t"`, `"😀"`},
+			[]string{`abc`, ` "x"`, `"x" `, `"abc`, `"a"b"`, `"\x"`, `"\u12"`, "\"a\nb\"", `"a` + "\xff" + `"`, "\"\xc3\"", `"` + "\xed\xa0\x80" + `"`, `1`}},
 		{"string bounds", `{"type":"string","minLength":2,"maxLength":3}`,
 			[]string{`"ab"`, `"abc"`, `"é日"`, `"\n\""`},
 			[]string{`"a"`, `"abcd"`, `""`}},
@@ -55,8 +55,8 @@ func TestMatch(t *testing.T) {
 			[]string{`.5`, `1.`, `1e`, `--1`, `0x10`, `NaN`}},
 		{"boolean null", `{"type":["boolean","null"]}`, []string{`true`, `false`, `null`}, []string{`True`, `nul`, `0`}},
 		{"array", `{"type":"array","items":{"type":"integer"},"minItems":1,"maxItems":3}`,
-			[]string{`[1]`, `[1,2,3]`, `[ 1 , 2 ]`, "[\n  1,\n  2\n]"},
-			[]string{`[]`, `[1,2,3,4]`, `[1,]`, `[,1]`, `["a"]`, `[1 2]`}},
+			[]string{`[1]`, `[1,2,3]`, `[ 1, 2 ]`, "[\n  1,\n  2\n]", "[1,\r\n\t2]"},
+			[]string{`[]`, `[1,2,3,4]`, `[1,]`, `[,1]`, `["a"]`, `[1 2]`, `[1 ,2]`, "[\n\n1]"}},
 		{"array empty ok", `{"type":"array","items":{"type":"string"}}`, []string{`[]`, `["a","b"]`}, []string{`[1]`}},
 		{"object", personSchema,
 			[]string{`{"name":"Al","age":3,"tags":["a"]}`,
@@ -112,8 +112,11 @@ func TestWhitespaceBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !g.Match([]byte("[ \n1]")) || g.Match([]byte("[   1]")) {
-		t.Errorf("Whitespace 2: want at most two blanks a gap")
+	if !g.Match([]byte("[ \n  1]")) || g.Match([]byte("[   1]")) || g.Match([]byte("[\n   1]")) || g.Match([]byte("[\n\n1]")) {
+		t.Errorf("Whitespace 2: want at most two blanks either side of at most one line break")
+	}
+	if !g.Match([]byte(`[{"a": 1}]`)) || g.Match([]byte(`[{"a":  1}]`)) || g.Match([]byte(`[{"a" : 1}]`)) {
+		t.Errorf("one space after a colon, none before")
 	}
 	g, _ = Compile([]byte(`{"type":"array"}`), Options{Whitespace: -1})
 	if !g.Match([]byte("[1,2]")) || g.Match([]byte("[1, 2]")) {

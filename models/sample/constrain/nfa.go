@@ -133,19 +133,36 @@ func (b *builder) repeat(lo, hi int, make func() frag) frag {
 	return cur
 }
 
-// gap is the whitespace allowed between JSON tokens: up to
-// Options.Whitespace bytes of space, tab, newline or return, so a model
-// can lay its output out but cannot loop on blanks.
+// gap is the whitespace allowed after an opening bracket or a comma
+// and before a closing one: at most one line break, with up to
+// Options.Whitespace blanks (space, tab) before and after it, so a model
+// can write compact JSON or indent it, but cannot loop on blanks. Before
+// ',' and ':' none is allowed, and after ':' one space (space): JSON as
+// formatters write it, with fewer ways for a small model to wander.
 func (b *builder) gap() frag {
 	in := b.state()
 	if !b.ws {
 		return frag{in, in}
 	}
-	cur := frag{in, in}
-	for i := 0; i < b.o.Whitespace; i++ {
-		cur = b.seq(cur, b.opt(b.class(' ', ' ', '\t', '\n', '\r', '\r')))
+	blanks := func() frag {
+		cur := frag{in: b.state()}
+		cur.out = cur.in
+		for i := 0; i < b.o.Whitespace; i++ {
+			cur = b.seq(cur, b.opt(b.class(' ', ' ', '\t', '\t')))
+		}
+		return cur
 	}
-	return cur
+	line := b.opt(b.seq(b.opt(b.lit([]byte{'\r'})), b.lit([]byte{'\n'}), blanks()))
+	return b.seq(frag{in, in}, blanks(), line)
+}
+
+// space is the one optional space after ':'.
+func (b *builder) space() frag {
+	if !b.ws {
+		in := b.state()
+		return frag{in, in}
+	}
+	return b.opt(b.lit([]byte{' '}))
 }
 
 // utf8Char matches one UTF-8 encoded character that may stand
@@ -245,7 +262,7 @@ func (b *builder) array(lo, hi int, item func() frag) frag {
 	if hi == 0 {
 		return b.seq(b.lit([]byte{'['}), b.gap(), b.lit([]byte{']'}))
 	}
-	sep := func() frag { return b.seq(b.gap(), b.lit([]byte{','}), b.gap()) }
+	sep := func() frag { return b.seq(b.lit([]byte{','}), b.gap()) }
 	return b.seq(b.lit([]byte{'['}), b.gap(), b.list(lo, hi, item, sep), b.gap(), b.lit([]byte{']'}))
 }
 
@@ -289,9 +306,9 @@ func (b *builder) mapOf(value func() frag, values bool) frag {
 		return b.seq(b.lit([]byte{'{'}), b.gap(), b.lit([]byte{'}'}))
 	}
 	member := func() frag {
-		return b.seq(b.str(0, -1), b.gap(), b.lit([]byte{':'}), b.gap(), value())
+		return b.seq(b.str(0, -1), b.lit([]byte{':'}), b.space(), value())
 	}
-	sep := func() frag { return b.seq(b.gap(), b.lit([]byte{','}), b.gap()) }
+	sep := func() frag { return b.seq(b.lit([]byte{','}), b.gap()) }
 	return b.seq(b.lit([]byte{'{'}), b.gap(), b.list(0, -1, member, sep), b.gap(), b.lit([]byte{'}'}))
 }
 
@@ -303,13 +320,13 @@ func (b *builder) object(props []prop, depth int) frag {
 	first, more := open.out, int32(-1) // before property i: nothing yet / something written
 	for _, p := range props {
 		key := quote(p.name)
-		member := b.seq(b.lit(key), b.gap(), b.lit([]byte{':'}), b.gap(), b.compile(p.n, depth-1))
+		member := b.seq(b.lit(key), b.lit([]byte{':'}), b.space(), b.compile(p.n, depth-1))
 		nextFirst, nextMore := int32(-1), b.state()
 		if first >= 0 {
 			b.epsilon(first, member.in)
 		}
 		if more >= 0 {
-			comma := b.seq(b.gap(), b.lit([]byte{','}), b.gap())
+			comma := b.seq(b.lit([]byte{','}), b.gap())
 			b.epsilon(more, comma.in)
 			b.epsilon(comma.out, member.in)
 		}
@@ -348,7 +365,10 @@ func (b *builder) any(depth int) frag {
 // build compiles root (whitespace allowed around it, as between tokens).
 func build(root *node, o Options) (*nfa, error) {
 	b := &builder{n: &nfa{}, o: o, ws: o.Whitespace > 0}
-	f := b.seq(b.gap(), b.compile(root, o.MaxDepth), b.gap())
+	// Nothing around the value: it starts the output, and once it is
+	// whole only end-of-generation may follow (a trailing gap let models
+	// write newlines instead of ending).
+	f := b.compile(root, o.MaxDepth)
 	if b.err != nil {
 		return nil, b.err
 	}
