@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -478,5 +479,56 @@ func TestMaskBias(t *testing.T) {
 	}
 	if err := m.Advance(eos); err != nil || !m.Finished() {
 		t.Errorf("Advance(EOS) at the end: %v", err)
+	}
+}
+
+// TestMatchersShareAGrammar: generations on one Grammar (as a server's
+// cached grammar serves concurrent requests) each follow their own
+// output; run with -race.
+func TestMatchersShareAGrammar(t *testing.T) {
+	v, eos := testVocab(t)
+	g, err := Compile([]byte(personSchema), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			m := g.Matcher(v)
+			bias := make([]float32, v.Size())
+			var out []byte
+			for n := 0; n < 80 && !m.Finished(); n++ {
+				if err := m.Mask(bias, 80-n); err != nil {
+					errs <- err
+					return
+				}
+				var ok []int
+				for id, b := range bias {
+					if b == 0 {
+						ok = append(ok, id)
+					}
+				}
+				id := ok[rng.IntN(len(ok))]
+				if err := m.Advance(id); err != nil {
+					errs <- err
+					return
+				}
+				if id != eos {
+					out = append(out, v.tokens[id]...)
+				}
+			}
+			if !json.Valid(out) || !g.Match(out) {
+				errs <- fmt.Errorf("worker %d: %q is not a value of the schema", w, out)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
