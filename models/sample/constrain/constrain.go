@@ -10,13 +10,15 @@
 // The schema subset is what structured-output APIs take: objects with
 // properties (generated in the schema's order; optional ones may be
 // left out), required and additionalProperties (false, or a schema for
-// maps), strings with minLength/maxLength, enum and const of any JSON
+// maps), strings with minLength/maxLength or a pattern (the regular
+// syntax ECMA-262 and RE2 share, pattern.go), enum and const of any JSON
 // values, number and integer (minimum: 0 only), boolean, null, arrays
 // with items, minItems and maxItems, anyOf, type lists ("type":
 // ["string", "null"]), nullable, single-schema allOf, and local $ref
 // into $defs (not recursive). Keywords whose constraint the grammar does
-// not express (pattern, maximum, multipleOf, oneOf, not, …) are refused
-// with a SchemaError naming them: the output would not always validate.
+// not express (maximum, multipleOf, oneOf, not, lookaround in a pattern,
+// …) are refused with a SchemaError naming them: the output would not
+// always validate.
 // Annotations (title, description, default, format, …) are ignored.
 //
 // Three bounds make every generation finish: whitespace between JSON

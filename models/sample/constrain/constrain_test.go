@@ -87,6 +87,15 @@ func TestMatch(t *testing.T) {
 			[]string{`1`, `"a"`, `[1,{"a":[true,null]}]`, `{"a":{"b":{"c":{"d":1}}}}`},
 			[]string{`{"a":}`, `[1,]`, `{"a":{"b":{"c":{"d":{"e":{"f":1}}}}}}`}}, // the last is nested past MaxDepth
 		{"nullable", `{"type":"string","nullable":true}`, []string{`"a"`, `null`}, []string{`1`}},
+		{"pattern anchored", `{"type":"string","pattern":"^[0-9]{3}-[A-Z]{2}$"}`,
+			[]string{`"123-AB"`}, []string{`"12-AB"`, `"123-ab"`, `"x123-AB"`, `"123-ABC"`}},
+		{"pattern unanchored", `{"type":"string","pattern":"ab+c"}`,
+			[]string{`"abc"`, `"xxabbbcyy"`, `"é abc \" "`}, []string{`"ac"`, `"abx"`, `""`}},
+		{"pattern classes", `{"type":"string","pattern":"^(\\d+|[é-ü]|\\p{Greek}+|(?i:ok)|\"|\\\\|\n)$"}`,
+			[]string{`"42"`, `"é"`, `"ü"`, `"αβγ"`, `"OK"`, `"oK"`, `"\""`, `"\\"`, `"\n"`},
+			[]string{`"4a"`, `"e"`, `"ý"`, `"no"`, `""`, "\"\n\""}},
+		{"pattern any", `{"type":"string","pattern":"^.{2}$"}`,
+			[]string{`"ab"`, `"日本"`, `"\"x"`, `"😀!"`}, []string{`"a"`, `"abc"`, `"\na"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,7 +150,10 @@ func TestJSONObject(t *testing.T) {
 
 func TestSchemaErrors(t *testing.T) {
 	cases := []struct{ schema, path, says string }{
-		{`{"type":"string","pattern":"^a"}`, "#/pattern", "not supported"},
+		{`{"type":"string","pattern":"^(?=a)"}`, "#/pattern", "lookaround"},
+		{`{"type":"string","pattern":"\\bword"}`, "#/pattern", `\b`},
+		{`{"type":"string","pattern":"a^b"}`, "#/pattern", "^ is only supported at the start"},
+		{`{"type":"string","pattern":"a+","maxLength":3}`, "#/pattern", "minLength/maxLength"},
 		{`{"type":"object","properties":{"a b":{"type":"integer","maximum":3}}}`, "#/properties/a b/maximum", "maximum"},
 		{`{"type":"integer","minimum":1}`, "#/minimum", "minimum: 0"},
 		{`{"type":"strin"}`, "#/type", "unknown type"},
@@ -354,6 +366,7 @@ func TestRandomWalksValidate(t *testing.T) {
 	schemas := []string{personSchema,
 		`{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"v":{"anyOf":[{"type":"string"},{"type":"number"}]}},"required":["id","v"],"additionalProperties":false},"maxItems":4}`,
 		`{"type":"object","additionalProperties":{"type":"boolean"}}`,
+		`{"type":"object","properties":{"code":{"type":"string","pattern":"^[A-Z]{2}-\\d{3}$"},"note":{"type":"string","pattern":"x+(y|\\\\)"}},"required":["code","note"],"additionalProperties":false}`,
 		`{}`}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for si, src := range schemas {

@@ -231,6 +231,9 @@ func (b *builder) compile(n *node, depth int) frag {
 		}
 		return b.alt(fs...)
 	case kString:
+		if n.pattern != nil {
+			return b.patternString(n.pattern)
+		}
 		return b.str(n.minN, n.maxN)
 	case kNumber:
 		return b.number(false, n.nonNegative)

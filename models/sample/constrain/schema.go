@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp/syntax"
 	"sort"
 	"strconv"
 	"strings"
@@ -173,7 +174,8 @@ type node struct {
 	minN, maxN  int // kArray items, kString characters; maxN < 0: unbounded
 	lits        [][]byte
 	alts        []*node
-	nonNegative bool // kNumber, kInteger: no minus sign (minimum ≥ 0)
+	nonNegative bool           // kNumber, kInteger: no minus sign (minimum ≥ 0)
+	pattern     *syntax.Regexp // kString: its characters match (pattern.go)
 }
 
 // annotations are keywords that do not constrain a value (or that the
@@ -189,7 +191,6 @@ var annotations = map[string]bool{
 // compiler does not generate, with the advice given: the output would
 // not always validate, so the schema is refused rather than half-obeyed.
 var unsupported = map[string]string{
-	"pattern":               "regular expressions on strings are not supported; use enum for a fixed set of strings",
 	"patternProperties":     "use properties, or additionalProperties with a schema",
 	"propertyNames":         "use properties with additionalProperties: false",
 	"minProperties":         "list the properties and make them required",
@@ -441,6 +442,19 @@ func (p *parser) oneType(v *jvalue, ty, path string, depth int) (*node, error) {
 		}
 		if n.maxN >= 0 && n.minN > n.maxN {
 			return nil, p.fail(path, "minLength %d is over maxLength %d: no string fits", n.minN, n.maxN)
+		}
+		if pt := v.get("pattern"); pt != nil {
+			if pt.kind != 's' {
+				return nil, p.fail(path+"/pattern", "pattern must be a string (a regular expression)")
+			}
+			if v.get("minLength") != nil || v.get("maxLength") != nil {
+				return nil, p.fail(path+"/pattern", "pattern with minLength/maxLength is not supported: put the length in the pattern ({m,n})")
+			}
+			re, err := parsePattern(pt.str)
+			if err != nil {
+				return nil, p.fail(path+"/pattern", "%v", err)
+			}
+			n.pattern = re
 		}
 		if max(n.minN, n.maxN) > maxBoundedLength {
 			return nil, p.fail(path, "minLength/maxLength over %d are not supported (each counted character is a state)", maxBoundedLength)
