@@ -209,6 +209,7 @@ type Matcher struct {
 	state    int32
 	finished bool // an end-of-generation token was taken
 	scratch  []uint64
+	err      error // Hook's first error
 }
 
 // Matcher starts a generation over v's tokens.
@@ -275,6 +276,64 @@ func (m *Matcher) Mask(bias []float32, remaining int) error {
 	}
 	return nil
 }
+
+// Ban is Mask that keeps what bias holds for the allowed tokens (a
+// request's logit_bias, say) and sets the banned ones to -Inf: the form a
+// step whose bias input already carries the logit bias wants.
+func (m *Matcher) Ban(bias []float32, remaining int) error {
+	if len(bias) != m.ix.v.Size() {
+		return fmt.Errorf("constrain.Ban: bias has %d entries for a vocabulary of %d tokens", len(bias), m.ix.v.Size())
+	}
+	w, err := m.allowed(remaining)
+	if err != nil {
+		return err
+	}
+	ninf := float32(math.Inf(-1))
+	for i, x := range w {
+		base := i * 64
+		for k := range min(64, len(bias)-base) {
+			if x&(1<<k) == 0 {
+				bias[base+k] = ninf
+			}
+		}
+	}
+	return nil
+}
+
+// Hook adapts m to a batched generation's per-row bias callback
+// (models/llama's Hooks.Bias): called before each step with the tokens
+// generated so far and the row's bias, it advances m past the new tokens
+// and bans (Ban) what m does not allow, with maxTokens the request's
+// budget (≤ 0: unbounded). A callback cannot return an error: on one, the
+// row is left only its end-of-generation tokens (so it ends at once), and
+// Err reports it.
+func (m *Matcher) Hook(maxTokens int) func(generated []int, bias []float32) {
+	seen := 0
+	return func(generated []int, bias []float32) {
+		for ; m.err == nil && seen < len(generated); seen++ {
+			m.err = m.Advance(generated[seen])
+		}
+		remaining := 0
+		if maxTokens > 0 {
+			remaining = max(maxTokens-len(generated), 1)
+		}
+		if m.err == nil {
+			m.err = m.Ban(bias, remaining)
+		}
+		if m.err != nil {
+			ninf := float32(math.Inf(-1))
+			for i := range bias {
+				bias[i] = ninf
+			}
+			for _, id := range m.ix.v.eog {
+				bias[id] = 0
+			}
+		}
+	}
+}
+
+// Err is the first error a Hook met (nil if none).
+func (m *Matcher) Err() error { return m.err }
 
 // allowed is the bit set of the next tokens (valid until the next call).
 func (m *Matcher) allowed(remaining int) ([]uint64, error) {

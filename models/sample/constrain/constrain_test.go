@@ -545,3 +545,43 @@ func TestMatchersShareAGrammar(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestBanKeepsBiasAndHookFollows: Ban leaves the allowed tokens' bias as
+// it was; Hook advances past the tokens it is handed and bans as Mask
+// does, and on a token the grammar refuses leaves only end-of-generation.
+func TestBanKeepsBiasAndHookFollows(t *testing.T) {
+	v, eos := testVocab(t)
+	g, _ := Compile([]byte(`{"type":"boolean"}`), Options{Whitespace: -1})
+	bias := make([]float32, v.Size())
+	bias['t'], bias['x'] = 2.5, 7
+	if err := g.Matcher(v).Ban(bias, 0); err != nil {
+		t.Fatal(err)
+	}
+	if bias['t'] != 2.5 || !math.IsInf(float64(bias['x']), -1) || bias['f'] != 0 {
+		t.Errorf("Ban: t %v (want its 2.5 kept), x %v (want -Inf), f %v (want 0)", bias['t'], bias['x'], bias['f'])
+	}
+	m := g.Matcher(v)
+	hook := m.Hook(10)
+	mask := make([]float32, v.Size())
+	for _, gen := range [][]int{{}, {'f'}, {'f', 'a', 'l'}, {'f', 'a', 'l', 's', 'e'}} {
+		clear(bias)
+		hook(gen, bias)
+		ref := g.Matcher(v)
+		for _, id := range gen {
+			ref.Advance(id)
+		}
+		ref.Mask(mask, 10-len(gen))
+		if !slices.Equal(bias, mask) {
+			t.Errorf("after %v: Hook's bias differs from Mask's", gen)
+		}
+	}
+	if m.Err() != nil {
+		t.Fatal(m.Err())
+	}
+	m = g.Matcher(v)
+	hook = m.Hook(0)
+	hook([]int{'x'}, bias)
+	if m.Err() == nil || bias[eos] != 0 || slices.Contains(bias[:eos], 0) {
+		t.Errorf("a refused token: want Err set and only EOS left, got err %v", m.Err())
+	}
+}
