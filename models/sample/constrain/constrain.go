@@ -162,8 +162,10 @@ type maskEntry struct {
 }
 
 // maxCached bounds the masks a grammar keeps per vocabulary (each is
-// vocab/8 bytes: 6 KiB for SmolLM2).
-const maxCached = 4096
+// vocab/8 bytes: 6 KiB for SmolLM2, so 3 MiB at most); a full cache is
+// emptied and refills with the states in use. A generation visits a few
+// hundred states at most, and a mask not cached costs one trie walk.
+const maxCached = 512
 
 // walk sets in out the tokens allowed from s whose distance to the end
 // after them is at most budget, and returns the largest and smallest
@@ -365,7 +367,10 @@ func (m *Matcher) allowed(remaining int) ([]uint64, error) {
 			// Over budget: the tokens that come closest to an ending.
 			ix.walk(m.state, least, out)
 		}
-		if need <= budget && len(ix.cache) < maxCached {
+		if need <= budget {
+			if len(ix.cache) >= maxCached {
+				clear(ix.cache)
+			}
 			ix.cache[m.state] = &maskEntry{bits: slices.Clone(out), need: need}
 		}
 	}
