@@ -97,8 +97,15 @@ func (m *Model) generateConstrained(ctx context.Context, prompt []int, o Options
 		if err := o.Constraint.Mask(bias, maxTokens-len(res.Tokens)); err != nil {
 			return fmt.Errorf("%s: the constraint at token %d: %w", op, len(res.Tokens), err)
 		}
-		return emily.Try(func() { s.mask = emily.FromSlice(bias, 1, c.VocabSize) })
+		return emily.Try(func() {
+			// The mask before is freed now (its step holds what it needs):
+			// left to the collector, 200 KB a token would pile up.
+			old := s.mask
+			s.mask = emily.FromSlice(bias, 1, c.VocabSize)
+			old.Free()
+		})
 	}
+	defer func() { s.mask.Free() }()
 	start := time.Now()
 	if err := mask(); err != nil {
 		return res, err
@@ -167,8 +174,14 @@ func (m *Model) generateConstrained(ctx context.Context, prompt []int, o Options
 		if err := mask(); err != nil {
 			return res, err
 		}
-		if st, err = s.run(st.next, pos, 0, true); err != nil {
+		prev := st
+		if st, err = s.run(prev.next, pos, 0, true); err != nil {
 			return res, err
+		}
+		// Read and issued on: the step before's tensors go now (the
+		// logits are 200 KB a token), not at a later collection.
+		for _, t := range []*emily.Tensor{prev.logits, prev.next, prev.logprob, prev.topIDs, prev.topLogprobs} {
+			t.Free()
 		}
 		pos++
 	}
