@@ -121,6 +121,7 @@ func (g *Grammar) Match(text []byte) bool {
 	ix := g.index(nil)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.settle()
 	s := ix.d.start
 	for _, c := range text {
 		if s = ix.d.step(s, c); s < 0 {
@@ -139,7 +140,7 @@ func (g *Grammar) index(v *Vocab) *index {
 	if ix, ok := g.ix[v]; ok {
 		return ix
 	}
-	ix := &index{v: v, d: newDFA(g.nfa, v), cache: map[int32]*maskEntry{}}
+	ix := &index{v: v, d: newDFA(g.nfa, v, nil), cache: map[int32]*maskEntry{}}
 	g.ix[v] = ix
 	return ix
 }
@@ -151,6 +152,22 @@ type index struct {
 	d     *dfa
 	cache map[int32]*maskEntry
 	stack []int32 // the walk's DFA state at each trie depth
+	epoch int     // rebuilds of d so far (settle)
+}
+
+// settle rebuilds the DFA from scratch once it outgrew maxDFAStates
+// (some patterns, as (a|b)*a(a|b){20}, have exponentially many states):
+// its states and masks go, and each Matcher finds its state again from
+// its NFA set (sync). Called under the lock, between walks, so no walk
+// holds a state id across it; a walk may overshoot the bound by at most
+// the trie's size.
+func (ix *index) settle() {
+	if len(ix.d.sets) < maxDFAStates {
+		return
+	}
+	ix.d = newDFA(ix.d.n, ix.v, ix.d.nfaDist)
+	clear(ix.cache)
+	ix.epoch++
 }
 
 // maskEntry is the tokens allowed from a state when the budget binds
@@ -212,6 +229,19 @@ type Matcher struct {
 	finished bool // an end-of-generation token was taken
 	scratch  []uint64
 	err      error // Hook's first error
+	// epoch is the index's epoch that state belongs to; set is the
+	// state's NFA set, to find it again after the DFA was rebuilt.
+	epoch int
+	set   []int32
+}
+
+// sync brings m's state into the index's current DFA (after a rebuild,
+// settle), under the index's lock.
+func (m *Matcher) sync() {
+	m.ix.settle()
+	if m.epoch != m.ix.epoch {
+		m.state, m.epoch = m.ix.d.state(m.set), m.ix.epoch
+	}
 }
 
 // Matcher starts a generation over v's tokens.
@@ -220,13 +250,17 @@ func (g *Grammar) Matcher(v *Vocab) *Matcher {
 		panic("constrain: Matcher needs a Vocab (NewVocab)")
 	}
 	ix := g.index(v)
-	return &Matcher{ix: ix, state: ix.d.start}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.settle()
+	return &Matcher{ix: ix, state: ix.d.start, epoch: ix.epoch, set: ix.d.sets[ix.d.start]}
 }
 
 // Complete reports whether the text so far is a whole value.
 func (m *Matcher) Complete() bool {
 	m.ix.mu.Lock()
 	defer m.ix.mu.Unlock()
+	m.sync()
 	return m.ix.d.accept[m.state]
 }
 
@@ -350,6 +384,7 @@ func (m *Matcher) allowed(remaining int) ([]uint64, error) {
 		m.scratch = make([]uint64, words)
 	}
 	out := m.scratch[:words]
+	m.sync()
 	budget := int32(inf - 1)
 	if remaining > 0 {
 		budget = int32(min(remaining-1, inf-1))
@@ -396,6 +431,7 @@ func (m *Matcher) Advance(id int) error {
 	ix := m.ix
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	m.sync()
 	if slices.Contains(v.eog, id) {
 		if !ix.d.accept[m.state] {
 			return fmt.Errorf("constrain.Advance: end-of-generation token %d before the value is complete", id)
@@ -412,7 +448,7 @@ func (m *Matcher) Advance(id int) error {
 	if len(v.tokens[id]) == 0 {
 		return fmt.Errorf("constrain.Advance: token %d has no text (a special token)", id)
 	}
-	m.state = s
+	m.state, m.set = s, ix.d.sets[s]
 	return nil
 }
 
@@ -445,7 +481,7 @@ const (
 	dead    = -1
 )
 
-func newDFA(a *nfa, v *Vocab) *dfa {
+func newDFA(a *nfa, v *Vocab, dist []int32) *dfa {
 	d := &dfa{n: a, ids: map[string]int32{}, mark: make([]uint32, len(a.eps))}
 	var cut [257]bool
 	cut[0] = true
@@ -462,7 +498,10 @@ func newDFA(a *nfa, v *Vocab) *dfa {
 		}
 		d.class[b] = uint8(c)
 	}
-	d.nfaDist = nfaDistances(a, v)
+	d.nfaDist = dist
+	if d.nfaDist == nil {
+		d.nfaDist = nfaDistances(a, v)
+	}
 	d.start = d.state(d.closure([]int32{a.start}))
 	return d
 }
@@ -546,6 +585,9 @@ func (d *dfa) closure(set []int32) []int32 {
 	slices.Sort(out)
 	return out
 }
+
+// maxDFAStates bounds a grammar's lazy DFA between walks (index.settle).
+var maxDFAStates = 200_000
 
 // state interns a closed set.
 func (d *dfa) state(set []int32) int32 {

@@ -585,3 +585,52 @@ func TestBanKeepsBiasAndHookFollows(t *testing.T) {
 		t.Errorf("a refused token: want Err set and only EOS left, got err %v", m.Err())
 	}
 }
+
+// TestDFABound: a pattern whose DFA is exponential is rebuilt once it
+// outgrows maxDFAStates (by at most one walk), the Matchers find their
+// states again, and what is generated still matches.
+func TestDFABound(t *testing.T) {
+	defer func(n int) { maxDFAStates = n }(maxDFAStates)
+	maxDFAStates = 300
+	v, eos := testVocab(t)
+	g, err := Compile([]byte(`{"type":"string","pattern":"^(a|b)*a(a|b){12}$"}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	other := g.Matcher(v) // lives across the rebuilds
+	other.Advance('"')
+	whole := 0
+	for walk := 0; walk < 20; walk++ {
+		m := g.Matcher(v)
+		var out []byte
+		for n := 0; n < 60 && !m.Finished(); n++ {
+			ids, err := m.Allowed(60 - n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := ids[rng.IntN(len(ids))]
+			if err := m.Advance(id); err != nil {
+				t.Fatal(err)
+			}
+			if id != eos {
+				out = append(out, v.tokens[id]...)
+			}
+			if n := len(g.ix[v].d.sets); n > maxDFAStates+v.Nodes() {
+				t.Fatalf("%d DFA states, over the bound %d and a walk", n, maxDFAStates)
+			}
+		}
+		if m.Finished() {
+			whole++
+			if !g.Match(out) {
+				t.Errorf("%q does not match the pattern", out)
+			}
+		}
+	}
+	if g.ix[v].epoch == 0 || whole == 0 {
+		t.Errorf("%d rebuilds, %d whole outputs: want the bound reached and outputs finished", g.ix[v].epoch, whole)
+	}
+	if err := other.Advance('a'); err != nil || other.Complete() {
+		t.Errorf("a Matcher from before the rebuilds: %v, complete %v", err, other.Complete())
+	}
+}
