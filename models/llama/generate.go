@@ -66,6 +66,11 @@ type Options struct {
 	// grows by doubling, up to the context length. Each capacity is one
 	// traced program per chunk length, so the jit cache stays bounded.
 	MinCache int
+	// Constraint, when set, masks each step's tokens (structured output:
+	// models/sample/constrain): the mask is an input of the jitted step,
+	// so it traces once; the steps are not pipelined (each mask needs the
+	// token before it). See constrained.go.
+	Constraint sample.Constraint
 }
 
 // Token is one generated token.
@@ -120,6 +125,7 @@ type spec struct {
 	sampler *sample.Sampler
 	key     bool // the sampler draws: a key goes in and the next comes out
 	counts  bool // penalties: token counts go in and come out updated
+	mask    bool // a Constraint: its bias (1, vocab) goes in (sample.Rows.Bias)
 	topN    int
 }
 
@@ -131,18 +137,18 @@ func (m *Model) spec(o Options) (spec, error) {
 	if o.Logprobs < 0 || o.Logprobs > m.cfg.VocabSize {
 		return spec{}, fmt.Errorf("Logprobs %d: want 0 … %d", o.Logprobs, m.cfg.VocabSize)
 	}
-	return spec{lane: o.Lane, sampler: sm, key: !o.Sampling.Greedy(), counts: sm.NeedsCounts(), topN: o.Logprobs}, nil
+	return spec{lane: o.Lane, sampler: sm, key: !o.Sampling.Greedy(), counts: sm.NeedsCounts(), mask: o.Constraint != nil, topN: o.Logprobs}, nil
 }
 
 func (s spec) id() string {
 	st := s.sampler.Settings()
 	st.Seed = 0
-	return fmt.Sprintf("%s %+v top%d", s.lane, st, s.topN) // fmt prints maps sorted
+	return fmt.Sprintf("%s %+v top%d mask=%v", s.lane, st, s.topN, s.mask) // fmt prints maps sorted
 }
 
 // Step returns the jitted step for o's lane, sampling and logprobs (made
 // on first use), for its Stats and Programs: a function (tokens, pos,
-// last, [key], [counts], kv0, kv1, …) → (logits, next, logprob, [key'],
+// last, [key], [counts], [mask], kv0, kv1, …) → (logits, next, logprob, [key'],
 // [counts'], [top ids, top logprobs], kv0', kv1', …), one cache a layer
 // as step documents.
 func (m *Model) Step(o Options) (*emily.Jitted, error) {
@@ -171,6 +177,9 @@ func (m *Model) jitted(sp spec) (*emily.Jitted, error) {
 	}
 	if sp.counts {
 		extraIn, extraOut = extraIn+1, extraOut+1
+	}
+	if sp.mask {
+		extraIn++
 	}
 	if sp.topN > 0 {
 		extraOut += 2
@@ -202,12 +211,21 @@ func (m *Model) jitted(sp spec) (*emily.Jitted, error) {
 		if sp.counts {
 			counts, rest = rest[0], rest[1:]
 		}
+		var mask *emily.Tensor
+		if sp.mask {
+			mask, rest = rest[0], rest[1:]
+		}
 		logits, kv := m.step(ts[0], ts[1], ts[2], rest)
 		var use *emily.Tensor
 		if sp.key {
 			use, key = sample.Split(key)
 		}
-		ids, lp := sp.sampler.Step(logits, use, counts)
+		var ids, lp *emily.Tensor
+		if sp.mask {
+			ids, lp = sp.sampler.StepRows(logits, use, counts, sample.Rows{Bias: mask})
+		} else {
+			ids, lp = sp.sampler.Step(logits, use, counts)
+		}
 		res := []reflect.Value{reflect.ValueOf(logits), reflect.ValueOf(emily.Reshape(ids, 1, 1)), reflect.ValueOf(lp)}
 		if sp.key {
 			res = append(res, reflect.ValueOf(key))
@@ -257,6 +275,7 @@ type session struct {
 	kv       []*emily.Tensor
 	key      *emily.Tensor // the sampler's key for the next step
 	counts   *emily.Tensor // tokens seen (1, vocab), for the penalties
+	mask     *emily.Tensor // the Constraint's bias (1, vocab) for the next step
 	capacity int
 	minCache int
 }
@@ -303,6 +322,9 @@ func (s *session) run(tokens *emily.Tensor, pos, last int, keep bool) (stepOut, 
 		if s.sp.counts {
 			args = append(args, s.counts)
 		}
+		if s.sp.mask {
+			args = append(args, s.mask)
+		}
 		var err error
 		if out, err = s.j.Call(append(args, s.kv...)...); err != nil {
 			panic(err)
@@ -342,6 +364,9 @@ func (m *Model) newSession(sp spec, o Options, prompt []int) (*session, error) {
 		return nil, err
 	}
 	s := &session{m: m, sp: sp, j: j, kv: make([]*emily.Tensor, m.cfg.Layers), minCache: minCache}
+	if sp.mask {
+		s.mask = emily.Zeros(1, m.cfg.VocabSize) // nothing banned until the Constraint says (Logits)
+	}
 	if sp.key {
 		s.key = o.Sampling.Key()
 	}
@@ -471,6 +496,9 @@ func chunkLen(n, pos, limit int) int {
 // device tensor, before token n is read back and emitted.
 func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func(Token) error) (res Result, err error) {
 	const op = "llama.Generate"
+	if o.Constraint != nil {
+		return m.generateConstrained(ctx, prompt, o, emit)
+	}
 	c := m.cfg
 	res.PromptTokens = len(prompt)
 	if err := m.checkPrompt(op, prompt, 1); err != nil {
