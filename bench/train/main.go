@@ -46,6 +46,7 @@ var (
 	only        = flag.String("only", "", "comma-separated models to run (mlp, cnn, gpt; default all)")
 	lanes       = flag.String("lanes", "native,fuse", "Emily lanes to time (native, fuse)")
 	cpuProfile  = flag.String("cpuprofile", "", "write a Go CPU profile of Emily's timed steps to this file")
+	keep        = flag.String("keep", "", "write the weights and batches the peers read into this folder and keep them (to profile a peer alone)")
 )
 
 // MLP is 64 → 256 → 256 → 10 with ReLUs.
@@ -164,11 +165,17 @@ func main() {
 	if *torchDevice == "" {
 		*torchDevice = map[bool]string{true: "cuda", false: "cpu"}[emily.DefaultDevice() == "gpu"]
 	}
-	dir, err := os.MkdirTemp("", "bench-train")
-	if err != nil {
+	dir := *keep
+	if dir == "" {
+		d, err := os.MkdirTemp("", "bench-train")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		panic(err)
 	}
-	defer os.RemoveAll(dir)
 	const batch = 128
 	key := emily.KeySplit(emily.Key(0), 4)
 	ks := emily.KeySplit(key[0], 3)
