@@ -76,7 +76,7 @@ fi
 # is needed either way), on each of TRAIN_DEVICES (gpu, cpu).
 if [[ ",${GPU_CHECK:-all}," == *",train,"* ]]; then
   for d in ${TRAIN_DEVICES:-gpu}; do
-    ./bin/bench-train -device "$d" -python python3 -torch-python "${TORCH_PYTHON:-/opt/torch/.venv/bin/python}" \
+    ./bin/bench-train -device "$d" -rounds "${TRAIN_ROUNDS:-3}" -python python3 -torch-python "${TORCH_PYTHON:-/opt/torch/.venv/bin/python}" \
       ${TRAIN_FLAGS:-} 2>&1 | tee "$out/bench-train-$d.log"
   done
 fi

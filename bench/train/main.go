@@ -43,6 +43,7 @@ var (
 	torchThr    = flag.Int("torch-threads", 0, "torch.set_num_threads on the CPU (0: torch's default, a thread a core)")
 	device      = flag.String("device", "", "gpu or cpu (default: gpu when available)")
 	budget      = flag.Duration("budget", 2*time.Second, "time spent on each case after its warm-up")
+	rounds      = flag.Int("rounds", 1, "interleaved rounds: every lane and peer once a round, each row their medians")
 	only        = flag.String("only", "", "comma-separated models to run (mlp, cnn, gpt; default all)")
 	lanes       = flag.String("lanes", "native,fuse", "Emily lanes to time (native, fuse)")
 	cpuProfile  = flag.String("cpuprofile", "", "write a Go CPU profile of Emily's timed steps to this file")
@@ -149,6 +150,12 @@ func runPeer(py string, args ...string) (peerResult, error) {
 	return r, nil
 }
 
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	return s[(len(s)-1)/2]
+}
+
 func lastLines(s string, n int) string {
 	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(ls[max(0, len(ls)-n):], "\n")
@@ -211,7 +218,7 @@ func main() {
 	}
 	fmt.Printf("train steps/s (MLX 0.32.4, %s; PyTorch on %s): MLP and CNN batch %d Adam, GPT the tiny-gpt notebook's (batch %d×%d, AdamW, clip 1)\n",
 		emily.DefaultDevice(), *torchDevice, batch, gptBatch, gptCtx)
-	fmt.Printf("%-5s %12s %12s %12s %12s %9s %9s  %s\n", "model", "emily native", "emily fuse", "mlx compile", "torch", "fuse/mlx", "fuse/torch", "torch mode")
+	fmt.Printf("%-5s %12s %12s %12s %12s %20s %20s  %s\n", "model", "emily native", "emily fuse", "mlx compile", "torch", "fuse/mlx", "fuse/torch", "torch mode")
 	var notes []string
 	for _, w := range works {
 		wpath := filepath.Join(dir, w.name+".safetensors")
@@ -220,16 +227,16 @@ func main() {
 		}
 		in := filepath.Join(dir, w.name+"-batch.safetensors")
 		emily.SaveSafetensors(in, map[string]*emily.Tensor{"x": w.x, "y": w.y}, nil)
-		res := map[string]float64{}
 		firstLoss := math.NaN()
-		for _, lane := range strings.Split(*lanes, ",") {
+		steps := map[string]*optim.TrainStep{}
+		laneNames := strings.Split(*lanes, ",")
+		for _, lane := range laneNames {
 			// A fresh copy of the initial weights per lane.
 			m := emily.TreeUnflatten(w.model, emily.TreeFlatten(w.model)).(forwarder)
-			step := optim.NewTrainStep(m, w.opt(), w.loss, emily.WithFuse(lane == "fuse"))
-			if l := step.Step(w.x, w.y).Item(); math.IsNaN(firstLoss) {
+			steps[lane] = optim.NewTrainStep(m, w.opt(), w.loss, emily.WithFuse(lane == "fuse"))
+			if l := steps[lane].Step(w.x, w.y).Item(); math.IsNaN(firstLoss) {
 				firstLoss = l
 			}
-			res[lane], _ = timeit(func() { step.Step(w.x, w.y) })
 		}
 		common := []string{"--device", emily.DefaultDevice(), "--budget", fmt.Sprint(budget.Seconds()),
 			"--model", w.name, "--opt", w.optName, "--weights", wpath, "--batch", in}
@@ -240,44 +247,64 @@ func main() {
 			}
 			return r.Seconds
 		}
-		var mlx, torch float64
-		if *python != "" {
-			r, err := runPeer(*python, append([]string{"bench/train/peer.py", "--site", *site}, common...)...)
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("%s mlx: %v", w.name, err))
-			} else {
-				mlx = checked("mlx", r)
-			}
-		}
+		// Each round times every lane and peer in turn, so that a change
+		// of the machine's load (a shared machine) falls on all of them;
+		// a ratio is taken within each round.
+		times := map[string][]float64{}
 		mode := "-"
-		if *torchPython != "" {
-			r, err := runPeer(*torchPython, append([]string{"bench/train/torch_peer.py", "--torch-device", *torchDevice, "--mode", *torchMode,
-				"--threads", fmt.Sprint(*torchThr)}, common...)...)
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("%s torch: %v", w.name, err))
-			} else {
-				torch, mode = checked("torch", r), r.Mode
-				if *torchDevice == "cpu" {
-					mode += fmt.Sprintf(", %d thread(s)", r.Threads)
+		for round := 0; round < *rounds; round++ {
+			for _, lane := range laneNames {
+				st := steps[lane]
+				t, _ := timeit(func() { st.Step(w.x, w.y) })
+				times[lane] = append(times[lane], t)
+			}
+			if *python != "" {
+				r, err := runPeer(*python, append([]string{"bench/train/peer.py", "--site", *site}, common...)...)
+				if err != nil {
+					notes = append(notes, fmt.Sprintf("%s mlx: %v", w.name, err))
+				} else {
+					times["mlx"] = append(times["mlx"], checked("mlx", r))
+				}
+			}
+			if *torchPython != "" {
+				r, err := runPeer(*torchPython, append([]string{"bench/train/torch_peer.py", "--torch-device", *torchDevice, "--mode", *torchMode,
+					"--threads", fmt.Sprint(*torchThr)}, common...)...)
+				if err != nil {
+					notes = append(notes, fmt.Sprintf("%s torch: %v", w.name, err))
+				} else {
+					times["torch"] = append(times["torch"], checked("torch", r))
+					mode = r.Mode
+					if *torchDevice == "cpu" {
+						mode += fmt.Sprintf(", %d thread(s)", r.Threads)
+					}
 				}
 			}
 		}
-		sps := func(s float64) string {
-			if s <= 0 {
+		sps := func(name string) string {
+			ts := times[name]
+			if len(ts) == 0 {
 				return "-"
 			}
-			return fmt.Sprintf("%.0f", 1/s)
+			return fmt.Sprintf("%.0f", 1/median(ts))
 		}
-		ratio := func(a, b float64) string {
-			if a <= 0 || b <= 0 {
+		ratio := func(a, b string) string {
+			ta, tb := times[a], times[b]
+			if len(ta) == 0 || len(ta) != len(tb) {
 				return "-"
 			}
-			return fmt.Sprintf("%.2f×", a/b)
+			var rs []float64
+			for i := range ta {
+				rs = append(rs, ta[i]/tb[i])
+			}
+			if len(rs) == 1 {
+				return fmt.Sprintf("%.2f×", rs[0])
+			}
+			return fmt.Sprintf("%.2f× (%.2f–%.2f)", median(rs), slices.Min(rs), slices.Max(rs))
 		}
-		fmt.Printf("%-5s %12s %12s %12s %12s %9s %9s  %s\n", w.name, sps(res["native"]), sps(res["fuse"]), sps(mlx), sps(torch),
-			ratio(res["fuse"], mlx), ratio(res["fuse"], torch), mode)
+		fmt.Printf("%-5s %12s %12s %12s %12s %20s %20s  %s\n", w.name, sps("native"), sps("fuse"), sps("mlx"), sps("torch"),
+			ratio("fuse", "mlx"), ratio("fuse", "torch"), mode)
 	}
-	fmt.Println("fuse/mlx and fuse/torch: Emily's fuse-lane step time ÷ the peer's (below 1: Emily is faster)")
+	fmt.Printf("steps/s: medians over %d round(s); fuse/mlx and fuse/torch: Emily's fuse-lane step time ÷ the peer's in the same round, median (min–max) (below 1: Emily is faster)\n", *rounds)
 	for _, n := range notes {
 		fmt.Println("note:", n)
 	}
