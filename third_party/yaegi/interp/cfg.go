@@ -362,11 +362,22 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						lt = append(lt, t1)
 					}
 					var g *node
-					g, _, err = genAST(sc, t0.node.anc, lt)
+					var found bool
+					g, found, err = genAST(sc, t0.node.anc, lt)
 					if err != nil {
 						return false
 					}
 					n.child[0] = g.lastChild()
+					if found {
+						// emily patch 23: the instance's type node is shared by
+						// every literal of it; wiring the flow through it again
+						// made an earlier literal's statement jump to this one's
+						// (the statements between were skipped). Each literal
+						// gets its own node, of the same type.
+						tn := copyNode(g.lastChild(), n, false)
+						tn.child, tn.typ = g.lastChild().child, g.lastChild().typ
+						n.child[0] = tn
+					}
 					n.typ, err = nodeType(interp, sc, n.child[0])
 					if err != nil {
 						return false

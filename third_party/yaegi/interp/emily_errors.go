@@ -5,6 +5,69 @@ import (
 	"reflect"
 )
 
+var errorsAsPC = reflect.ValueOf(errorsAs).Pointer()
+
+// fixErrorsAs replaces the callee of a call n of errors.As whose target
+// points to an interface type the program declares (emily patch 108):
+// such a variable is a valueInterface for reflect, which no error
+// implements, so `var c coder; errors.As(err, &c)` found nothing. The
+// chain is walked here, each error matched against the interface's
+// methods as a type switch matches it (a session error behind yaegi's
+// wrapper by its interpreted method set, a compiled one by reflect's),
+// and the target set as an assignment sets it.
+func fixErrorsAs(n *node, child []*node, value func(*frame) reflect.Value) func(*frame) reflect.Value {
+	if len(child) != 2 || pcOf(n.child[0]) != errorsAsPC {
+		return value
+	}
+	t := child[1].typ
+	if t == nil || t.cat != ptrT || t.val == nil || t.val.cat != interfaceT || len(t.val.field) == 0 {
+		return value
+	}
+	it := t.val
+	return func(f *frame) reflect.Value {
+		return reflect.ValueOf(func(err error, target any) bool {
+			tv := reflect.ValueOf(target)
+			for tv.IsValid() && tv.Type() == valueInterfaceType {
+				tv = tv.Interface().(valueInterface).value
+			}
+			if !tv.IsValid() || tv.Kind() != reflect.Ptr || tv.IsNil() {
+				panic("errors: target must be a non-nil pointer")
+			}
+			return asInterface(f, err, it, tv.Elem())
+		})
+	}
+}
+
+// asInterface walks err's chain, depth first as errors.As does, for an
+// error whose dynamic type implements the interpreted interface it, and
+// stores the first in dst.
+func asInterface(f *frame, err error, it *itype, dst reflect.Value) bool {
+	for err != nil {
+		ev := reflect.ValueOf(&err).Elem()
+		if val, nod, ok := typeSwitchMatch(ev, it); ok {
+			if nod == nil {
+				nod = &node{kind: basicLit, typ: valueTOf(val.Type()), rval: val}
+			}
+			setCaseValue(f, dst, ev, val, nod)
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if asInterface(f, e, it, dst) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
+
 // errorsAs is errors.As for the interpreter (emily patch 17). The
 // reflect type of a session error type has no methods (reflect cannot
 // add them), so errors.As panicked "*target must be interface or
@@ -67,4 +130,34 @@ func sessionValue(v reflect.Value) reflect.Value {
 		}
 	}
 	return v
+}
+
+// compiledAsValueInterface returns the value v of a compiled interface
+// type holds as an interpreted interface holds it (emily patch 108): the
+// session value behind yaegi's wrapper with its type, or a compiled
+// value with its reflect type. False for a nil interface or a value that
+// is not of a compiled interface type.
+func compiledAsValueInterface(v reflect.Value) (valueInterface, bool) {
+	if !v.IsValid() || v.Kind() != reflect.Interface || v.IsNil() {
+		return valueInterface{}, false
+	}
+	v = v.Elem()
+	if isWrapper(v.Type()) {
+		iv := v.Field(0)
+		for iv.Kind() == reflect.Interface && !iv.IsNil() {
+			iv = iv.Elem()
+		}
+		if vi, ok := iv.Interface().(valueInterface); ok && vi.node != nil && vi.node.typ != nil {
+			return vi, true
+		}
+		if !iv.IsValid() || iv.Kind() == reflect.Interface {
+			return valueInterface{}, false
+		}
+		v = iv
+	}
+	if v.Type() == valueInterfaceType {
+		vi := v.Interface().(valueInterface)
+		return vi, vi.node != nil && vi.node.typ != nil
+	}
+	return valueInterface{&node{kind: basicLit, typ: valueTOf(v.Type()), rval: v}, v}, true
 }

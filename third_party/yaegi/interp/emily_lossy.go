@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/constant"
+	"log"
 	"reflect"
 	"runtime"
 	"strings"
@@ -60,6 +61,16 @@ var lossyCallees = map[string]lossyCallee{
 
 var jsonEncoderType = reflect.TypeOf((*json.Encoder)(nil))
 
+// isLogger reports whether rt is *log.Logger, or the stdlib's stand-in
+// for it that the restricted symbols give (its Fatal panics).
+func isLogger(rt reflect.Type) bool {
+	if rt == nil || rt.Kind() != reflect.Ptr {
+		return false
+	}
+	e := rt.Elem()
+	return e == reflect.TypeOf(log.Logger{}) || e.Name() == "logLogger" && strings.HasSuffix(e.PkgPath(), "yaegi/stdlib")
+}
+
 // lossyCalleeOf returns the description of the compiled function that n
 // calls, if it is one of lossyCallees.
 func lossyCalleeOf(n *node) (string, lossyCallee, bool) {
@@ -67,6 +78,14 @@ func lossyCalleeOf(n *node) (string, lossyCallee, bool) {
 	if c0.kind == selectorExpr && len(c0.child) == 2 && c0.child[1].ident == "Encode" {
 		if t := c0.child[0].typ; t != nil && t.cat == valueT && t.rtype == jsonEncoderType {
 			return "json.Encoder.Encode", lossyCallees["encoding/json.(*Encoder).Encode"], true
+		}
+	}
+	if c0.kind == selectorExpr && len(c0.child) == 2 {
+		// emily patch 108: a *log.Logger's printers print as log's.
+		if t := c0.child[0].typ; t != nil && t.cat == valueT && isLogger(t.rtype) {
+			if lc, ok := lossyCallees["log."+c0.child[1].ident]; ok {
+				return "log.Logger." + c0.child[1].ident, lc, true
+			}
 		}
 	}
 	if c0.kind == selectorExpr && len(c0.child) == 2 && c0.child[1].ident == "Execute" {
@@ -133,19 +152,14 @@ func checkLossyCall(n *node) {
 				s = c.rval.String()
 			}
 			verbs = formatVerbs(s, len(args)-lc.first)
-			if _, _, ok := rewriteT(s); ok {
-				// %T prints the Go name (rewriteTypeVerbs, emily patch 106).
-				for i, vs := range verbs {
-					var keep []string
-					for _, v := range vs {
-						if strings.TrimLeft(v, "#+") != "T" {
-							keep = append(keep, v)
-						}
+			if _, ts, ok := rewriteT(s); ok {
+				// %T prints the Go name (rewriteTypeVerbs, emily patch 106),
+				// %#v the Go syntax with it (patch 108): each is a %s of
+				// that text.
+				for i := range verbs {
+					if rewritten(ts, i) {
+						verbs[i] = []string{"s"}
 					}
-					if len(keep) == 0 && len(vs) > 0 {
-						keep = []string{"s"}
-					}
-					verbs[i] = keep
 				}
 			}
 		}
@@ -235,7 +249,7 @@ func formatVerbs(format string, nargs int) [][]string {
 // sessionNamed reports whether t is a named type that the interpreted
 // program declares (compiled code sees its underlying type).
 func sessionNamed(t *itype) bool {
-	if t == nil || t.name == "" || t.path == "" {
+	if t == nil || t.name == "" || (t.path == "" && !isInstanceName(t.name)) {
 		return false
 	}
 	switch t.cat {
@@ -243,6 +257,34 @@ func sessionNamed(t *itype) bool {
 		return false
 	}
 	return true
+}
+
+// isInstanceName reports whether name is that of a generic type's
+// instance (`Pair[string,int]`), which has no path (emily patch 108).
+func isInstanceName(name string) bool {
+	return strings.HasSuffix(name, "]") && strings.IndexByte(name, '[') > 0
+}
+
+// sessionPkg returns the name of the package that declares session type
+// t, as Go's %T prints it (main).
+func sessionPkg(t *itype) string {
+	pkg := t.path
+	if pkg == "" && t.scope != nil {
+		pkg = t.scope.pkgName
+	}
+	if pkg == "" {
+		pkg = "main"
+	}
+	if k := strings.LastIndexByte(pkg, '/'); k >= 0 {
+		pkg = pkg[k+1:]
+	}
+	return pkg
+}
+
+// sessionIface reports whether t is an interface type the program
+// declares by name.
+func sessionIface(t *itype) bool {
+	return t != nil && t.name != "" && (t.path != "" || isInstanceName(t.name)) && isInterfaceSrc(t) && t.cat == interfaceT
 }
 
 // hasMethod reports whether the value (or, with ptr, the pointer) method

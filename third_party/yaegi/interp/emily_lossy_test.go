@@ -33,7 +33,7 @@ func TestOnLossyCall(t *testing.T) {
 			t.Fatalf("%s: %v", src, err)
 		}
 	}
-	eval(`import ("fmt"; "encoding/json"; "encoding/xml"; "log/slog"; "os"; "strings"; "text/template")`)
+	eval(`import ("fmt"; "encoding/json"; "encoding/xml"; "log"; "log/slog"; "os"; "strings"; "text/template")`)
 	eval(`type Celsius float64
 func (c Celsius) String() string { return fmt.Sprintf("%.1f°C", float64(c)) }
 type Plain int
@@ -86,6 +86,9 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		`xml.Marshal([]Celsius{1})`,
 		`fmt.Sprint(any(Celsius(1)), error(E{"e"}))`,
 		`slog.Info("m", "n", 1)`,
+		// Since patch 108 (_test/emily_gosyntax.go, emily_iface_print.go).
+		`fmt.Sprintf("%#v %+#v", []Plain{1}, P{})`,
+		`log.New(os.Stdout, "", 0).Println([]Celsius{1})`,
 	} {
 		got = nil
 		eval(src)
@@ -99,7 +102,7 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 	for _, c := range []struct{ src, want string }{
 		{`fmt.Printf("%+v\n", P{"x", 1})`, "unexported field age of P as Xage"},
 		{`fmt.Printf("%s %[2]T\n", "a", P{})`, "%T prints P's underlying type, not main.P"},
-		{`fmt.Printf("%#v\n", []Plain{1})`, "%#v prints Plain"},
+		{`fmt.Printf("%8#v\n", []Plain{1})`, "%#v prints Plain"}, // a width: not rewritten
 		{`json.Marshal(Node{})`, "embedded Node of Node"},
 		{`slog.Info("m", "c", Celsius(1))`, "slog.Info gets Celsius without Celsius.String"},
 		{`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []Code{1})`, "template.(*Template).Execute gets Code without Code.Error"},
