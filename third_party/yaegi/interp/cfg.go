@@ -1939,6 +1939,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					}
 					n.val = ti
 					switch {
+					case isInterfaceSrc(n.typ) && n.child[0].isType(sc):
+						// emily patch 24: I.M, a method expression.
+						n.val = nil
+						err = ifaceMethodExpr(n, n.typ, n.typ.fieldSeq(ti), n.child[1].ident)
 					case isInterfaceSrc(n.typ):
 						n.typ = n.typ.fieldSeq(ti)
 						n.gen = getMethodByName

@@ -1722,7 +1722,7 @@ func callBin(n *node) {
 				}
 			}
 
-			if wt != nil && isInterfaceSrc(wt.arg[i]) {
+			if wt != nil && i < len(wt.arg) && isInterfaceSrc(wt.arg[i]) { // emily patch 24: i past a variadic's
 				values = append(values, genValueInterface(c))
 				break
 			}
