@@ -1018,7 +1018,15 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				name := t.id() + "[" + n.child[1].typ.id() + "]"
 				sym, _, ok := sc.lookup(name)
 				if !ok {
-					err = n.cfgErrorf("type not found: %s", name)
+					// emily patch 25: an instance first named here, as in
+					// the conversion Pred[int](f), is made here.
+					typ, err2 := nodeType(interp, sc, n)
+					if err2 != nil {
+						err = err2
+						return
+					}
+					n.gen = nop
+					n.typ = typ
 					return
 				}
 				n.gen = nop
