@@ -89,6 +89,8 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		// Since patch 108 (_test/emily_gosyntax.go, emily_iface_print.go).
 		`fmt.Sprintf("%#v %+#v", []Plain{1}, P{})`,
 		`log.New(os.Stdout, "", 0).Println([]Celsius{1})`,
+		`switch any(1).(type) { case Celsius, int, *Plain, error, P: }`,
+		`_, _ = any(1).(Celsius)`,
 	} {
 		got = nil
 		eval(src)
@@ -103,6 +105,9 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		{`fmt.Printf("%+v\n", P{"x", 1})`, "unexported field age of P as Xage"},
 		{`fmt.Printf("%s %[2]T\n", "a", P{})`, "%T prints P's underlying type, not main.P"},
 		{`fmt.Printf("%8#v\n", []Plain{1})`, "%#v prints Plain"}, // a width: not rewritten
+		// Patch 109: a session type without methods is held bare in an interface.
+		{`switch any(1).(type) { case Plain: }`, "type switch: Plain has no methods, so a Plain held in an interface is its bare int: this type switch cannot tell it from a plain int"},
+		{`_, _ = any(1).(Plain)`, "type assertion: Plain has no methods"},
 		{`json.Marshal(Node{})`, "embedded Node of Node"},
 		{`slog.Info("m", "c", Celsius(1))`, "slog.Info gets Celsius without Celsius.String"},
 		{`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []Code{1})`, "template.(*Template).Execute gets Code without Code.Error"},
