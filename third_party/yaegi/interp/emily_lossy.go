@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"go/constant"
 	"log"
+	"log/slog"
 	"reflect"
 	"runtime"
 	"strings"
@@ -34,6 +35,7 @@ type lossyCallee struct {
 	direct bool // a direct argument is wrapped (stdlib/maptypes.go)
 	xml    bool // encoding/xml: MarshalXML, MarshalText (fixed by patch 106, not checked)
 	blind  bool // compiled code that sees no method of a session value: warned about only
+	slog   bool // log/slog: its handler prints through fmt (text) or json (emily patch 110)
 }
 
 var lossyCallees = map[string]lossyCallee{
@@ -51,15 +53,23 @@ var lossyCallees = map[string]lossyCallee{
 	"encoding/json.(*Encoder).Encode": {json: true, format: -1},
 	"encoding/xml.Marshal":            {xml: true, format: -1}, "encoding/xml.MarshalIndent": {xml: true, format: -1},
 	// log/slog's handlers print a value through fmt (text) or json
-	// (JSON), so no one wrapper is right; text/template calls methods by
-	// name. They get the bare values, with a warning.
-	"log/slog.Info": {blind: true, format: -1, first: 1}, "log/slog.Warn": {blind: true, format: -1, first: 1},
-	"log/slog.Error": {blind: true, format: -1, first: 1}, "log/slog.Debug": {blind: true, format: -1, first: 1},
+	// (JSON): the wrapper is chosen when the call runs, from the default
+	// logger's handler (emily patch 110). text/template calls methods by
+	// name: it gets the bare values, with a warning.
+	"log/slog.Info": {slog: true, format: -1, first: 1}, "log/slog.Warn": {slog: true, format: -1, first: 1},
+	"log/slog.Error": {slog: true, format: -1, first: 1}, "log/slog.Debug": {slog: true, format: -1, first: 1},
+	// slog.Any makes a Value before any handler is known, and a Logger's
+	// methods print through that logger's handler: warned about only.
+	"log/slog.Any":                      {blind: true, format: -1, first: 1},
+	"log/slog.(*Logger).Info":           {blind: true, format: -1, first: 1},
 	"text/template.(*Template).Execute": {blind: true, format: -1, first: 1},
 	"html/template.(*Template).Execute": {blind: true, format: -1, first: 1},
 }
 
-var jsonEncoderType = reflect.TypeOf((*json.Encoder)(nil))
+var (
+	jsonEncoderType = reflect.TypeOf((*json.Encoder)(nil))
+	slogLoggerType  = reflect.TypeOf((*slog.Logger)(nil))
+)
 
 // isLogger reports whether rt is *log.Logger, or the stdlib's stand-in
 // for it that the restricted symbols give (its Fatal panics).
@@ -85,6 +95,12 @@ func lossyCalleeOf(n *node) (string, lossyCallee, bool) {
 		if t := c0.child[0].typ; t != nil && t.cat == valueT && isLogger(t.rtype) {
 			if lc, ok := lossyCallees["log."+c0.child[1].ident]; ok {
 				return "log.Logger." + c0.child[1].ident, lc, true
+			}
+		}
+		// A *slog.Logger's Info, Warn, Error and Debug (patch 110).
+		if t := c0.child[0].typ; t != nil && t.cat == valueT && t.rtype == slogLoggerType {
+			if _, ok := lossyCallees["log/slog."+c0.child[1].ident]; ok {
+				return "slog.Logger." + c0.child[1].ident, lossyCallees["log/slog.(*Logger).Info"], true
 			}
 		}
 	}
@@ -183,6 +199,9 @@ func checkLossyCall(n *node) {
 				return
 			}
 			continue
+		}
+		if lc.slog {
+			v = []string{"+v"} // slog's text handler prints %+v
 		}
 		if lc.json {
 			msg = lossyJSON(name, lc, c.typ, 0, map[*itype]bool{})

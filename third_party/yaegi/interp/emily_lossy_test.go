@@ -90,6 +90,7 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		`fmt.Sprintf("%#v %+#v", []Plain{1}, P{})`,
 		`log.New(os.Stdout, "", 0).Println([]Celsius{1})`,
 		`switch any(1).(type) { case Celsius, int, *Plain, error, P: }`,
+		`slog.Info("m", "c", Celsius(1), "q", []Q{{"q", 2}})`, // patch 110
 		`_, _ = any(1).(Celsius)`,
 	} {
 		got = nil
@@ -109,7 +110,9 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		{`switch any(1).(type) { case Plain: }`, "type switch: Plain has no methods, so a Plain held in an interface is its bare int: this type switch cannot tell it from a plain int"},
 		{`_, _ = any(1).(Plain)`, "type assertion: Plain has no methods"},
 		{`json.Marshal(Node{})`, "embedded Node of Node"},
-		{`slog.Info("m", "c", Celsius(1))`, "slog.Info gets Celsius without Celsius.String"},
+		{`slog.Info("m", "p", P{"x", 1})`, "unexported field age of P as Xage"}, // the text handler's %+v
+		{`slog.Any("c", Celsius(1))`, "slog.Any gets Celsius without Celsius.String"},
+		{`slog.Default().Info("m", "c", Celsius(1))`, "slog.Logger.Info gets Celsius without Celsius.String"},
 		{`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []Code{1})`, "template.(*Template).Execute gets Code without Code.Error"},
 	} {
 		got = nil

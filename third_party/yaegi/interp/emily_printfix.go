@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"go/constant"
+	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -133,6 +134,10 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 			continue
 		}
 		pf := printFix{interp: interp, rts: rts, json: lc.json || lc.xml}
+		if lc.slog {
+			values[i] = slogFix(interp, value, t)
+			continue
+		}
 		values[i] = func(f *frame) reflect.Value {
 			v := value(f)
 			if r, ok := pf.safeFix(v, t, f); ok {
@@ -143,6 +148,29 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 	}
 	return values
 }
+
+// slogFix is fixPrintArgs's walk of an argument of a log/slog function
+// (emily patch 110). slog's text handlers print a value of kind Any by
+// its MarshalText or through fmt's %+v, its JSON handler by its Error or
+// through json.Marshal, both by LogValue first; so the wrapper is chosen
+// by the default logger's handler when the call runs.
+func slogFix(interp *Interpreter, value func(*frame) reflect.Value, t *itype) func(*frame) reflect.Value {
+	text := printFix{interp: interp, rts: []reflect.Type{logValuerType, textMarshalerType, formatterType, errorType, stringerType}}
+	js := printFix{interp: interp, rts: []reflect.Type{logValuerType, jsonMarshalerType, errorType, textMarshalerType}, json: true}
+	return func(f *frame) reflect.Value {
+		pf := text
+		if _, ok := slog.Default().Handler().(*slog.JSONHandler); ok {
+			pf = js
+		}
+		v := value(f)
+		if r, ok := pf.safeFix(v, t, f); ok {
+			return r
+		}
+		return bare(v)
+	}
+}
+
+var logValuerType = reflect.TypeOf((*slog.LogValuer)(nil)).Elem()
 
 // bare returns v without the valueInterface an interpreted interface
 // variable holds (a nil one as its zero value), as genValueInterfaceValue
