@@ -1301,7 +1301,7 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 			// and type assertions.
 			v = iv
 		}
-		if dyn != nil && !isInterfaceSrc(dyn) && dyn.cat != valueT && dyn.cat != nilT {
+		if dyn != nil && !isInterface(dyn) && dyn.cat != valueT && dyn.cat != nilT {
 			// emily patch 108: the wrapper keeps the value's interpreted
 			// type, so that a type switch, an assertion or errors.As to a
 			// session interface (`case coder:` of an error that fmt.Errorf
