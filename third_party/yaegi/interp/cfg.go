@@ -777,8 +777,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					src.findex = dest.findex // Set recv address to LHS.
 					dest.typ = src.typ
 				case src.action == aCompositeLit:
-					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface {
-						// Skip optimisation for assigned interface.
+					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface || dest.typ.cat == errorT {
+						// Skip optimisation for assigned interface. emily patch 26:
+						// error too, or `var err error = MyErr{3}` held the bare
+						// struct, which %w, errors.As and Unwrap did not see.
 						break
 					}
 					if dest.action == aGetIndex || dest.action == aStar {

@@ -161,3 +161,110 @@ func compiledAsValueInterface(v reflect.Value) (valueInterface, bool) {
 	}
 	return valueInterface{&node{kind: basicLit, typ: valueTOf(v.Type()), rval: v}, v}, true
 }
+
+// sessionKey is a session value in an interface, as == compares it: its
+// type and its value (emily patch 26).
+type sessionKey struct {
+	id string
+	v  any
+}
+
+// eqOperand returns how an operand of static type t of == or != with an
+// interface is compared (emily patch 26). yaegi holds a session value
+// with methods in an interface as a valueInterface (compared by its node
+// pointer: `a == b` was false for two any(C(1))) or, for a compiled
+// interface such as error, as a wrapper struct with func fields (which
+// Go cannot compare: `err == ErrNotFound` panicked "comparing
+// uncomparable type interp._error"). Both, and a concrete operand of
+// such a type, compare as its type and bare value.
+func eqOperand(t *itype) func(reflect.Value) any {
+	if t != nil && !isInterface(t) && t.cat != nilT {
+		if keepsTypeInIface(t) {
+			id := t.id()
+			return func(v reflect.Value) any { return sessionKey{id, v.Interface()} }
+		}
+		return func(v reflect.Value) any { return v.Interface() }
+	}
+	return func(v reflect.Value) any { return eqKey(v) }
+}
+
+// eqAny is == of two keys of eqOperand. (A session value that came
+// back bare from compiled code, read from a sync.Map, has lost its type:
+// it equals a plain value, not one of its type.)
+func eqAny(a, b any) bool { return a == b }
+
+// keepsTypeInIface reports whether a value of session type t is held in
+// an interface with its type (a valueInterface or a wrapper): it has
+// methods.
+func keepsTypeInIface(t *itype) bool {
+	return t.cat != valueT && t.cat != errorT && len(t.method) > 0
+}
+
+// eqKey returns what == compares for the interface value v.
+func eqKey(v reflect.Value) any {
+	for v.IsValid() {
+		switch {
+		case v.Kind() == reflect.Interface:
+			if v.IsNil() {
+				return nil
+			}
+			v = v.Elem()
+		case v.Type() == valueInterfaceType:
+			vi := v.Interface().(valueInterface)
+			if vi.node == nil || !vi.value.IsValid() {
+				return nil
+			}
+			if t := vi.node.typ; t != nil && !isInterface(t) && keepsTypeInIface(t) {
+				return sessionKey{t.id(), valueInterfaceValue(vi.value).Interface()}
+			}
+			v = vi.value
+		case isWrapper(v.Type()):
+			v = v.Field(0)
+		default:
+			return v.Interface()
+		}
+	}
+	return nil
+}
+
+// errorsIs is errors.Is for the interpreter (emily patch 26): compiled
+// errors.Is compares with Go's ==, for which yaegi's wrapper of a session
+// error is uncomparable, so errors.Is(err, ErrNotFound) with a session
+// error value as the sentinel was false. The chain is walked here (Is
+// methods too), comparing as the interpreter's == does.
+func errorsIs(err, target error) bool {
+	if err == nil || target == nil {
+		return err == target
+	}
+	tk := eqKey(reflect.ValueOf(&target).Elem())
+	comparable := tk == nil || reflect.TypeOf(tk).Comparable()
+	if sk, ok := tk.(sessionKey); ok && sk.v != nil {
+		comparable = reflect.TypeOf(sk.v).Comparable()
+	}
+	return isChain(err, target, tk, comparable)
+}
+
+func isChain(err, target error, tk any, comparable bool) bool {
+	for err != nil {
+		if comparable && eqKey(reflect.ValueOf(&err).Elem()) == tk {
+			return true
+		}
+		if x, ok := err.(interface{ Is(error) bool }); ok && x.Is(target) {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if isChain(e, target, tk, comparable) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
