@@ -138,12 +138,24 @@ BENCH_FLAGS ?= -steps=false
 bench-compare: mlx
 	BENCH_ROUNDS=$(BENCH_ROUNDS) scripts/bench-compare.sh $(A) $(B) $(BENCH_FLAGS)
 
-# train steps/s of an MLP and a small CNN (a jitted optim.TrainStep in the
-# native and fuse lanes) beside mlx.nn + mlx.optimizers under mx.compile,
-# same model, batch and initial weights (bench/train; BENCHMARKS.md).
+# train steps/s of an MLP, a small CNN and the tiny-gpt notebook's GPT (a
+# jitted optim.TrainStep in the native and fuse lanes) beside mlx.nn +
+# mlx.optimizers under mx.compile and PyTorch (torch.compile, eager where
+# it fails; .venv-torch from scripts/setup-bench-torch.sh, a few GB once;
+# BENCH_TORCH=0 leaves it out), same model, batch and initial weights
+# (bench/train; BENCHMARKS.md). TORCH_THREADS: torch's CPU threads; 1 by
+# default, since on the shared 2-core machine torch's OpenMP threads are
+# descheduled while they wait (the CNN: 53 steps/s on 1 thread, 18 on 2);
+# 0 is torch's default (a thread a core). BENCH_ROUNDS interleaved rounds
+# (every lane and peer once a round; ratios within a round).
+BENCH_TORCH   ?= 1
+TORCH_THREADS ?= 1
+BENCH_TRAIN_FLAGS ?=
 bench-train: build
 	@scripts/setup-bench-venv.sh
-	$(GO) run ./bench/train -python .venv-bench/bin/python
+	@if [ "$(BENCH_TORCH)" = 1 ]; then scripts/setup-bench-torch.sh; fi
+	$(GO) run ./bench/train -python .venv-bench/bin/python -rounds $(BENCH_ROUNDS) \
+	  $$([ "$(BENCH_TORCH)" = 1 ] && echo -torch-python .venv-torch/bin/python -torch-threads $(TORCH_THREADS)) $(BENCH_TRAIN_FLAGS)
 
 # all-MiniLM-L6-v2's sentences/s at batch 1 and 32 in the native and fuse
 # lanes beside sentence-transformers on torch CPU, interleaved (bench/minilm,

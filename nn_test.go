@@ -161,3 +161,31 @@ func TestNNErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolTilingMatchesWindows: a pool whose windows tile its input
+// (stride = kernel, dividing each spatial size) takes the reshape path of
+// mlxbind's pool, any other the as_strided one. An input with one more
+// row and column, which no window reaches, goes the as_strided way with
+// the same windows: values and gradients (the reshape path's gradient is
+// no scatter-add) must agree.
+func TestPoolTilingMatchesWindows(t *testing.T) {
+	check := func(name string, pool func(*emily.Tensor) *emily.Tensor, x, wider *emily.Tensor, crop ...any) {
+		t.Helper()
+		closeTo(t, name+" values", pool(x), pool(wider), 0)
+		cot := emily.Normal(emily.Key(4), pool(x).Shape()...)
+		g := emily.Grad(func(in *emily.Tensor) *emily.Tensor {
+			return emily.Sum(emily.Mul(pool(in), cot))
+		}).(func(*emily.Tensor) *emily.Tensor)
+		closeTo(t, name+" gradient", g(x), emily.Slice(g(wider), crop...), 1e-6)
+	}
+	x := emily.Normal(emily.Key(3), 2, 6, 8, 3)
+	wider := emily.Pad(x, []int{0, 0, 0, 0}, []int{0, 1, 1, 0}, 7) // (2, 7, 9, 3): odd sizes
+	k, z := []int{2, 2}, []int{0, 0}
+	crop2 := []any{emily.Colon, emily.R(0, 6), emily.R(0, 8)}
+	check("MaxPool2d", func(x *emily.Tensor) *emily.Tensor { return emily.MaxPool2dWith(x, k, k, z) }, x, wider, crop2...)
+	check("AvgPool2d", func(x *emily.Tensor) *emily.Tensor { return emily.AvgPool2dWith(x, k, k, z) }, x, wider, crop2...)
+	x1 := emily.Normal(emily.Key(5), 2, 12, 3)
+	wider1 := emily.Pad(x1, []int{0, 0, 0}, []int{0, 3, 0}, 7) // 15: not a multiple of 4
+	p1 := func(x *emily.Tensor) *emily.Tensor { return emily.MaxPool1dWith(x, 4, 4, 0) }
+	check("MaxPool1d", p1, x1, wider1, emily.Colon, emily.R(0, 12))
+}

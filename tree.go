@@ -42,21 +42,24 @@ type TreeLeaf struct {
 // TreeLeaves returns tree's leaves in walk order.
 func TreeLeaves(tree any) []TreeLeaf {
 	var out []TreeLeaf
-	walkTree(tree, func(l TreeLeaf, _ func(*Tensor)) { out = append(out, l) })
+	walk(tree, true, false, func(l TreeLeaf, _ func(*Tensor)) { out = append(out, l) })
 	return out
 }
 
 // TreeFlatten returns tree's tensors in walk order (each shared tensor once).
 func TreeFlatten(tree any) []*Tensor {
+	// No names and no setters: a jitted call flattens its trees on every
+	// call (jit_tree.go, optim.TrainStep), and a name and a setter cost an
+	// allocation or two per leaf.
 	var out []*Tensor
-	walkTree(tree, func(l TreeLeaf, _ func(*Tensor)) { out = append(out, l.Tensor) })
+	walk(tree, false, false, func(l TreeLeaf, _ func(*Tensor)) { out = append(out, l.Tensor) })
 	return out
 }
 
 // TreeNames returns the names of tree's leaves in walk order.
 func TreeNames(tree any) []string {
 	var out []string
-	walkTree(tree, func(l TreeLeaf, _ func(*Tensor)) { out = append(out, l.Name) })
+	walk(tree, true, false, func(l TreeLeaf, _ func(*Tensor)) { out = append(out, l.Name) })
 	return out
 }
 
@@ -94,14 +97,24 @@ func TreeMap(tree any, fn func(name string, t *Tensor) *Tensor) any {
 // leaves through pointers, slices or maps of pointers (pass &model, not
 // model); a leaf that cannot be set panics with an *Error naming it. A
 // replaced leaf stays frozen if it was.
-func TreeUpdate(tree any, fn func(name string, t *Tensor) *Tensor) {
-	walkTree(tree, func(l TreeLeaf, set func(*Tensor)) {
+func TreeUpdate(tree any, fn func(name string, t *Tensor) *Tensor) { treeUpdate(tree, true, fn) }
+
+// treeUpdate is TreeUpdate; without names, fn gets "" (the name of a leaf
+// that cannot be set is then found by a second, named walk).
+func treeUpdate(tree any, names bool, fn func(name string, t *Tensor) *Tensor) {
+	i := 0
+	walk(tree, names, true, func(l TreeLeaf, set func(*Tensor)) {
+		i++
 		nt := fn(l.Name, l.Tensor)
 		if nt == nil || nt == l.Tensor {
 			return
 		}
 		if set == nil {
-			panic(&Error{Op: "TreeUpdate", Err: fmt.Errorf("leaf %q of %T cannot be set in place", l.Name, tree),
+			name := l.Name
+			if !names {
+				name = TreeNames(tree)[i-1]
+			}
+			panic(&Error{Op: "TreeUpdate", Err: fmt.Errorf("leaf %q of %T cannot be set in place", name, tree),
 				Hint: "pass a pointer to the tree (&model), and hold sub-structs by pointer in maps and interfaces"})
 		}
 		nt.frozen = nt.frozen || l.Tensor.frozen
@@ -117,7 +130,7 @@ func SetLeaves(tree any, leaves []*Tensor) {
 		panic(&Error{Op: "SetLeaves", Err: fmt.Errorf("the tree (%T) has %d leaves, got %d tensors", tree, n, len(leaves))})
 	}
 	i := 0
-	TreeUpdate(tree, func(string, *Tensor) *Tensor { i++; return leaves[i-1] })
+	treeUpdate(tree, false, func(string, *Tensor) *Tensor { i++; return leaves[i-1] })
 }
 
 // Freeze marks the leaves named by names as frozen: a name selects the
@@ -160,15 +173,36 @@ func (t *Tensor) Frozen() bool { return t != nil && t.frozen }
 
 // walkTree calls visit for each leaf of tree in walk order, with a setter
 // when the leaf can be replaced in place.
-func walkTree(tree any, visit func(l TreeLeaf, set func(*Tensor))) {
-	w := &walker{visit: visit, seenT: map[*Tensor]bool{}, seenP: map[ptrKey]bool{}}
+func walkTree(tree any, visit func(l TreeLeaf, set func(*Tensor))) { walk(tree, true, true, visit) }
+
+// walk is walkTree; names and setters say whether visit needs the leaves'
+// names (else "") and setters (else nil).
+func walk(tree any, names, setters bool, visit func(l TreeLeaf, set func(*Tensor))) {
+	w := &walker{visit: visit, names: names, setters: setters, seenT: map[*Tensor]bool{}, seenP: map[ptrKey]bool{}}
 	w.value(reflect.ValueOf(tree), "", false, nil)
 }
 
 type walker struct {
-	visit func(TreeLeaf, func(*Tensor))
-	seenT map[*Tensor]bool
-	seenP map[ptrKey]bool
+	visit          func(TreeLeaf, func(*Tensor))
+	names, setters bool
+	seenT          map[*Tensor]bool
+	seenP          map[ptrKey]bool
+}
+
+// join is joinName when the walk names its leaves.
+func (w *walker) join(path string, name func() string) string {
+	if !w.names {
+		return ""
+	}
+	return joinName(path, name())
+}
+
+// setter is setterOf when the walk sets its leaves.
+func (w *walker) setter(v reflect.Value) func(reflect.Value) {
+	if !w.setters {
+		return nil
+	}
+	return setterOf(v)
 }
 
 // ptrKey identifies a pointer by type and address (a struct and its first
@@ -201,7 +235,7 @@ func (w *walker) value(v reflect.Value, path string, frozen bool, set func(refle
 		}
 		w.seenT[x] = true
 		var st func(*Tensor)
-		if set != nil {
+		if set != nil && w.setters {
 			st = func(n *Tensor) { set(reflect.ValueOf(n)) }
 		}
 		w.visit(TreeLeaf{Name: path, Tensor: x, Frozen: frozen || x.frozen}, st)
@@ -218,7 +252,7 @@ func (w *walker) value(v reflect.Value, path string, frozen bool, set func(refle
 		}
 		w.seenP[pk] = true
 		e := v.Elem()
-		w.value(e, path, frozen, setterOf(e))
+		w.value(e, path, frozen, w.setter(e))
 	case reflect.Interface:
 		if !v.IsNil() {
 			w.value(v.Elem(), path, frozen, nil)
@@ -226,18 +260,25 @@ func (w *walker) value(v reflect.Value, path string, frozen bool, set func(refle
 	case reflect.Struct:
 		for _, f := range treeFields(t) {
 			fv := v.Field(f.index)
-			w.value(fv, joinName(path, f.name), frozen || f.frozen, setterOf(fv))
+			name := ""
+			if w.names {
+				name = joinName(path, f.name)
+			}
+			w.value(fv, name, frozen || f.frozen, w.setter(fv))
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
 			e := v.Index(i)
-			w.value(e, joinName(path, strconv.Itoa(i)), frozen, setterOf(e))
+			w.value(e, w.join(path, func() string { return strconv.Itoa(i) }), frozen, w.setter(e))
 		}
 	case reflect.Map:
 		for _, k := range sortedKeys(v) {
-			m := v
-			key := k
-			w.value(v.MapIndex(k), joinName(path, keyName(k)), frozen, func(n reflect.Value) { m.SetMapIndex(key, n) })
+			var set func(reflect.Value)
+			if w.setters {
+				m, key := v, k
+				set = func(n reflect.Value) { m.SetMapIndex(key, n) }
+			}
+			w.value(v.MapIndex(k), w.join(path, func() string { return keyName(k) }), frozen, set)
 		}
 	}
 }

@@ -121,8 +121,33 @@ mx::array pool(const mx::array& x, const std::vector<int>& kernel, const std::ve
     double fill = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
     xp = mx::pad(x, axes, lo, hi, mx::array(fill, x.dtype()), "constant", s);
   }
-  // Row-major strides of the (contiguous) padded array, in elements.
   int rank = nd + 2;
+  std::vector<int> red(nd);
+  for (int i = 0; i < nd; i++) red[i] = nd + 1 + i;
+  // Windows that tile the (padded) input, stride = kernel dividing each
+  // spatial size (the usual 2×2 pool): a reshape (N, H/kh, kh, W/kw, kw,
+  // C) and a transpose to (N, H/kh, W/kw, kh, kw, C), as mlx.nn's pooling
+  // does. Same values as the as_strided view below, but its gradient is a
+  // reshape and a transpose: as_strided's VJP is a scatter-add over
+  // computed indices, which took a fifth of a small CNN's train step on
+  // the CPU (bench/train, BENCHMARKS.md).
+  bool tiles = true;
+  for (int i = 0; i < nd; i++) tiles = tiles && st[i] == kernel[i] && xp.shape(i + 1) % kernel[i] == 0;
+  if (tiles) {
+    mx::Shape split{xp.shape(0)};
+    std::vector<int> order{0};
+    for (int i = 0; i < nd; i++) {
+      split.push_back(xp.shape(i + 1) / kernel[i]);
+      split.push_back(kernel[i]);
+      order.push_back(1 + 2 * i);
+    }
+    for (int i = 0; i < nd; i++) order.push_back(2 + 2 * i);
+    split.push_back(xp.shape(rank - 1));
+    order.push_back(2 * nd + 1);
+    auto windows = mx::transpose(mx::reshape(xp, split, s), order, s);
+    return is_max ? mx::max(windows, red, false, s) : mx::mean(windows, red, false, s);
+  }
+  // Row-major strides of the (contiguous) padded array, in elements.
   std::vector<int64_t> el(rank);
   int64_t acc = 1;
   for (int i = rank - 1; i >= 0; i--) {
@@ -149,8 +174,6 @@ mx::array pool(const mx::array& x, const std::vector<int>& kernel, const std::ve
   shape.push_back(xp.shape(rank - 1));
   strides.push_back(el[rank - 1]);
   auto windows = mx::as_strided(xp, shape, strides, 0, s);
-  std::vector<int> red(nd);
-  for (int i = 0; i < nd; i++) red[i] = nd + 1 + i;
   return is_max ? mx::max(windows, red, false, s) : mx::mean(windows, red, false, s);
 }
 

@@ -69,11 +69,16 @@ if [[ ",${GPU_CHECK:-all}," == *",generate,"* && -f "$pack/llm.gguf" ]]; then
     -rounds "${GENERATE_ROUNDS:-3}" -json "$out/generate.json" ${GENERATE_FLAGS:-} 2>&1 | tee "$out/bench-generate-gpu.log"
 fi
 
-# GPU_CHECK=train (named on its own): bench-train, the MLP and CNN train
-# steps in the native and fuse lanes beside mlx.nn + mlx.optimizers under
-# mx.compile on the same machine.
+# GPU_CHECK=train (named on its own): bench-train, the MLP, CNN and tiny
+# GPT train steps in the native and fuse lanes beside mlx.nn +
+# mlx.optimizers under mx.compile and the machine's own PyTorch
+# (TORCH_PYTHON; torch.compile, eager where it cannot compile: no network
+# is needed either way), on each of TRAIN_DEVICES (gpu, cpu).
 if [[ ",${GPU_CHECK:-all}," == *",train,"* ]]; then
-  ./bin/bench-train -device gpu -python python3 2>&1 | tee "$out/bench-train-gpu.log"
+  for d in ${TRAIN_DEVICES:-gpu}; do
+    ./bin/bench-train -device "$d" -rounds "${TRAIN_ROUNDS:-3}" -python python3 -torch-python "${TORCH_PYTHON:-/opt/torch/.venv/bin/python}" \
+      ${TRAIN_FLAGS:-} 2>&1 | tee "$out/bench-train-$d.log"
+  done
 fi
 
 # GPU_CHECK=dist (named on its own): MLX's distributed layer on one GPU.

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/emily-go/emily/models/sample/constrain"
 )
 
 // Generator is a text-generation model as the HTTP layer needs it; the
@@ -46,6 +48,9 @@ type GenerateOptions struct {
 	Stop                       []string
 	// TopLogprobs > 0 asks for that many alternatives per token.
 	TopLogprobs int
+	// Grammar, from response_format, constrains the output (nil: text):
+	// the Generator masks each step with a constrain.Matcher of it.
+	Grammar *constrain.Grammar
 }
 
 // Token is one generated token: Text is what the client sees (whole
@@ -219,12 +224,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if b.int("top_logprobs", &g.opts.TopLogprobs, 0, 20) && !g.logprobs && g.opts.TopLogprobs > 0 {
 		b.fail(BadRequest("top_logprobs", "top_logprobs needs logprobs: true"))
 	}
-	var rf struct {
-		Type string `json:"type"`
-	}
-	if b.decode("response_format", &rf, `an object such as {"type": "text"}`) && rf.Type != "text" {
-		b.fail(BadRequest("response_format", "response_format %q is not supported yet (only \"text\"): output constrained to a JSON schema is still to come", rf.Type))
-	}
+	s.responseFormat(b, g)
 	for _, f := range []string{"tools", "tool_choice", "functions", "function_call", "audio", "modalities", "prediction", "web_search_options"} {
 		b.unsupported(f, "this server generates plain text")
 	}
@@ -322,6 +322,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	if b.str("suffix", &suffix) && suffix != "" {
 		b.fail(BadRequest("suffix", "suffix (insertion) is not supported by this model"))
 	}
+	s.responseFormat(b, g) // not OpenAI's, but llama-server and vLLM take it here too
 	if e := b.done(); e != nil {
 		writeError(w, e)
 		return

@@ -50,6 +50,7 @@ type Server struct {
 	genDone  chan struct{}
 	stopping atomic.Bool
 	created  int64
+	grammars grammarCache // response_format's compiled schemas (responseformat.go)
 }
 
 // NewServer starts a Server's generation scheduler; Shutdown stops it.

@@ -78,7 +78,7 @@ func TestBadFieldsAre400NamingTheField(t *testing.T) {
 		{"/v1/chat/completions", chat(`, "stream_options": {"include_usage": true}`), "stream_options"},
 		{"/v1/chat/completions", chat(`, "temprature": 0.5`), "temprature"},
 		{"/v1/chat/completions", chat(`, "tools": [{"type": "function"}]`), "tools"},
-		{"/v1/chat/completions", chat(`, "response_format": {"type": "json_schema"}`), "response_format"},
+		{"/v1/chat/completions", chat(`, "response_format": {"type": "json_schema"}`), "response_format.json_schema"},
 		{"/v1/chat/completions", `{"model": "m"}`, "messages"},
 		{"/v1/chat/completions", `{"model": "m", "messages": []}`, "messages"},
 		{"/v1/chat/completions", `{"model": "m", "messages": [{"role": "robot", "content": "x"}]}`, "messages[0].role"},

@@ -225,7 +225,14 @@ def short_gpt_training():
 def test_tiny_gpt_learns_and_samples():
     """notebooks/tiny-gpt.ipynb (issue 22): a character-level transformer
     on the Go toolchain's source; its loss falls well below the uniform
-    log(96) = 4.56 nats and it samples printable text from a prompt."""
+    log(96) = 4.56 nats and it samples printable text from a prompt with
+    the text-generation sampling code (models/sample), not a sampler of
+    its own."""
+    nb = nbformat.read(NOTEBOOKS[0].parent / "tiny-gpt.ipynb", as_version=4)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert '"github.com/emily-go/emily/models/sample"' in code[0], code[0]
+    assert "sample.New(" in code[4] and "sm.Step(" in code[4] and "sample.Split(" in code[4], code[4]
+    assert "Categorical" not in code[4], "the notebook draws with its own sampler again"
     texts = run("tiny-gpt.ipynb")
     import re
 
@@ -235,6 +242,7 @@ def test_tiny_gpt_learns_and_samples():
     assert first > 4 and last < 3, m.group(0)
     sample = texts[4]
     assert sample.startswith("func ") and len(sample) >= 300, sample
+    assert all(c == "\n" or " " <= c <= "~" for c in sample), sample
 
 
 class CountingClient(NotebookClient):

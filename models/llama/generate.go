@@ -68,6 +68,11 @@ type Options struct {
 	// grows by doubling, up to the context length. Each capacity is one
 	// traced program per chunk length, so the jit cache stays bounded.
 	MinCache int
+	// Constraint, when set, masks each step's tokens (structured output:
+	// models/sample/constrain): the mask is an input of the jitted step,
+	// so it traces once; the steps are not pipelined (each mask needs the
+	// token before it), and Loop is ignored. See constrained.go.
+	Constraint sample.Constraint
 	// Loop is what drives the decode: the Go loop (default) or a traced
 	// While (WhileLoop).
 	Loop Loop
@@ -137,6 +142,7 @@ type spec struct {
 	counts  bool            // penalties: token counts go in and come out updated
 	knobs   bool            // temperature, top-p, min-p and penalties go in as float32 [6]
 	bias    bool            // the logit bias goes in as float32 [vocab]
+	mask    bool            // a Constraint: its bias (1, vocab) goes in (sample.Rows.Bias)
 	topN    int
 }
 
@@ -188,11 +194,11 @@ func (m *Model) spec(o Options) (spec, error) {
 	}
 	st := sm.Settings()
 	return spec{lane: o.Lane, sampler: sm, values: v, key: !st.Greedy(), counts: sm.NeedsCounts(),
-		knobs: !st.Greedy() || sm.NeedsCounts(), bias: len(v.LogitBias) > 0, topN: o.Logprobs}, nil
+		knobs: !st.Greedy() || sm.NeedsCounts(), bias: len(v.LogitBias) > 0, mask: o.Constraint != nil, topN: o.Logprobs}, nil
 }
 
 func (s spec) id() string {
-	return fmt.Sprintf("%s %+v bias=%v top%d", s.lane, s.sampler.Settings(), s.bias, s.topN)
+	return fmt.Sprintf("%s %+v bias=%v top%d mask=%v", s.lane, s.sampler.Settings(), s.bias, s.topN, s.mask)
 }
 
 // knobValues is the knobs input of the request's settings.
@@ -245,16 +251,16 @@ func (s spec) rows(knobs *emily.Tensor) sample.Rows {
 }
 
 // samplerIn are the sampler's inputs of one step (nil where the spec
-// has none).
-type samplerIn struct{ key, counts, knobs, bias *emily.Tensor }
+// has none). mask is a Constraint's bias for the next token (1, vocab).
+type samplerIn struct{ key, counts, mask, knobs, bias *emily.Tensor }
 
 // args appends the inputs that sp's step takes, in its order: [key],
-// [counts], [knobs], [bias].
+// [counts], [mask], [knobs], [bias].
 func (s spec) args(in samplerIn, to []*emily.Tensor) []*emily.Tensor {
 	for _, t := range []struct {
 		on bool
 		t  *emily.Tensor
-	}{{s.key, in.key}, {s.counts, in.counts}, {s.knobs, in.knobs}, {s.bias, in.bias}} {
+	}{{s.key, in.key}, {s.counts, in.counts}, {s.mask, in.mask}, {s.knobs, in.knobs}, {s.bias, in.bias}} {
 		if t.on {
 			to = append(to, t.t)
 		}
@@ -269,7 +275,7 @@ func (s spec) take(ts []*emily.Tensor) (samplerIn, []*emily.Tensor) {
 	for _, t := range []struct {
 		on bool
 		t  **emily.Tensor
-	}{{s.key, &in.key}, {s.counts, &in.counts}, {s.knobs, &in.knobs}, {s.bias, &in.bias}} {
+	}{{s.key, &in.key}, {s.counts, &in.counts}, {s.mask, &in.mask}, {s.knobs, &in.knobs}, {s.bias, &in.bias}} {
 		if t.on {
 			*t.t, ts = ts[0], ts[1:]
 		}
@@ -280,7 +286,7 @@ func (s spec) take(ts []*emily.Tensor) (samplerIn, []*emily.Tensor) {
 // nIn is how many sampler inputs the step takes.
 func (s spec) nIn() int {
 	n := 0
-	for _, on := range []bool{s.key, s.counts, s.knobs, s.bias} {
+	for _, on := range []bool{s.key, s.counts, s.mask, s.knobs, s.bias} {
 		if on {
 			n++
 		}
@@ -301,7 +307,11 @@ func (s spec) pick(logits *emily.Tensor, in samplerIn) (ids, lp *emily.Tensor, n
 	if s.bias {
 		x = emily.Add(logits, in.bias)
 	}
-	ids, lp = s.sampler.StepRows(x, use, in.counts, s.rows(in.knobs))
+	r := s.rows(in.knobs)
+	if s.mask {
+		r.Bias = in.mask
+	}
+	ids, lp = s.sampler.StepRows(x, use, in.counts, r)
 	if s.bias {
 		// The sampler's logprob is of what it was given; report the model's.
 		lp = emily.TakeAlongAxis(emily.LogSoftmax(logits, -1), emily.ExpandDims(ids, -1), -1).Reshape(-1)
@@ -314,7 +324,7 @@ func (s spec) pick(logits *emily.Tensor, in samplerIn) (ids, lp *emily.Tensor, n
 
 // Step returns the jitted step for o's lane, sampler stages and logprobs
 // (made on first use), for its Stats and Programs: a function (tokens,
-// pos, last, [key], [counts], [knobs], [bias], kv0, kv1, …) → (logits,
+// pos, last, [key], [counts], [mask], [knobs], [bias], kv0, kv1, …) → (logits,
 // next, logprob, [key'], [counts'], [top ids, top logprobs], kv0', kv1',
 // …), one cache a layer as step documents. knobs (float32 [6]:
 // temperature, top-p, min-p, repetition, presence and frequency
@@ -496,7 +506,7 @@ func replace(dst **emily.Tensor, t *emily.Tensor) {
 // memory goes when it ends, not at a later collection.
 func (s *session) close() {
 	free(s.kv...)
-	free(s.in.key, s.in.counts, s.in.knobs, s.in.bias)
+	free(s.in.key, s.in.counts, s.in.mask, s.in.knobs, s.in.bias)
 }
 
 // run is one step on tokens (1, T) at pos, the logits taken at index
@@ -563,6 +573,9 @@ func (m *Model) newSession(sp spec, o Options, prompt []int) (*session, error) {
 	}
 	if sp.bias {
 		s.in.bias = sp.biasValues(m.cfg.VocabSize)
+	}
+	if sp.mask {
+		s.in.mask = emily.Zeros(1, m.cfg.VocabSize) // nothing banned until the Constraint says (Logits)
 	}
 	if sp.counts {
 		// The penalties count the prompt's tokens too (Hugging Face's).
@@ -702,6 +715,9 @@ func chunkLen(n, pos, limit int) int {
 // traced While instead (WhileLoop), the same tokens.
 func (m *Model) Generate(ctx context.Context, prompt []int, o Options, emit func(Token) error) (res Result, err error) {
 	const op = "llama.Generate"
+	if o.Constraint != nil {
+		return m.generateConstrained(ctx, prompt, o, emit)
+	}
 	c := m.cfg
 	res.PromptTokens = len(prompt)
 	if err := m.checkPrompt(op, prompt, 1); err != nil {

@@ -54,6 +54,9 @@ type blockOut struct {
 // Programs: a function as loop documents, one program per cache
 // capacity.
 func (m *Model) Loop(o Options) (*emily.Jitted, error) {
+	if o.Constraint != nil {
+		return nil, fmt.Errorf("llama.Loop: a Constraint decodes token by token (each mask needs the token before it), never in the While loop")
+	}
 	sp, err := m.spec(o)
 	if err != nil {
 		return nil, err

@@ -17,10 +17,16 @@ import (
 // neutral value: Temperature 0 (that row is greedy), TopK 0, TopP 1,
 // MinP 0, RepetitionPenalty 1, PresencePenalty and FrequencyPenalty 0.
 // Logit bias stays per Sampler.
+//
+// Bias, float32 [B, V], is added to the logits before every stage, after
+// the Sampler's LogitBias: a per-step, per-row mask (0 allowed, -Inf
+// banned) from a Constraint, as structured output needs. It needs no
+// stage turned on, and the logprobs stay the model's.
 type Rows struct {
 	Temperature, TopP, MinP                              *emily.Tensor // float32 [B]
 	TopK                                                 *emily.Tensor // int32 [B]
 	RepetitionPenalty, PresencePenalty, FrequencyPenalty *emily.Tensor // float32 [B]
+	Bias                                                 *emily.Tensor // float32 [B, V]
 }
 
 // StepRows is Step with the per-row parameters of r. Traceable.
@@ -75,6 +81,13 @@ func (sm *Sampler) rows(op string, b int, r Rows) params {
 	}
 	if t := col("FrequencyPenalty", r.FrequencyPenalty, s.FrequencyPenalty != 0, "frequency penalty (≠ 0)", emily.Float32); t != nil {
 		p.freq = t
+	}
+	if r.Bias != nil {
+		if sh := r.Bias.Shape(); len(sh) != 2 || sh[0] != b || sh[1] != sm.vocab {
+			panic(&emily.Error{Op: "sample." + op, Err: fmt.Errorf("Rows.Bias %s%v, want [%d %d] (one bias a token, a row)", r.Bias.DType(), sh, b, sm.vocab),
+				Hint: "pass the constraint's mask, 0 allowed and -Inf banned, one row per sequence"})
+		}
+		p.bias = r.Bias.Astype(emily.Float32)
 	}
 	return p
 }

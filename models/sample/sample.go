@@ -212,7 +212,8 @@ func (sm *Sampler) check(op string, logits, counts *emily.Tensor) {
 // value per row (StepRows). nil: the Settings' value, as a constant.
 type params struct {
 	temp, topK, topP, minP, rep, pres, freq *emily.Tensor
-	rowGreedy                               bool // temp may hold zeros: those rows take the argmax
+	bias                                    *emily.Tensor // [B, V], Rows.Bias
+	rowGreedy                               bool          // temp may hold zeros: those rows take the argmax
 }
 
 func (sm *Sampler) scalars() params {
@@ -244,6 +245,9 @@ func (sm *Sampler) processed(logits, counts *emily.Tensor, p params) *emily.Tens
 	x := logitsF32(logits)
 	if sm.bias != nil {
 		x = emily.Add(x, sm.bias)
+	}
+	if p.bias != nil {
+		x = emily.Add(x, p.bias)
 	}
 	if !sm.s.penalized() {
 		return x

@@ -81,6 +81,13 @@ func (g *Generator) Generate(ctx context.Context, prompt []int, o serving.Genera
 		return serving.GenerateResult{}, serving.BadRequest(param, "%v", err)
 	}
 	lo := llama.Options{MaxTokens: o.MaxTokens, Sampling: st, Stop: o.Stop, Logprobs: o.TopLogprobs, Lane: g.Lane}
+	if o.Grammar != nil {
+		v, err := g.m.ConstraintVocab()
+		if err != nil {
+			return serving.GenerateResult{}, err
+		}
+		lo.Constraint = o.Grammar.Matcher(v) // one per generation: it follows this output
+	}
 	res, err := g.m.Generate(ctx, prompt, lo, func(t llama.Token) error {
 		out := serving.Token{ID: t.ID, Text: t.Text, Logprob: t.Logprob}
 		for _, a := range t.Top {

@@ -362,11 +362,22 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						lt = append(lt, t1)
 					}
 					var g *node
-					g, _, err = genAST(sc, t0.node.anc, lt)
+					var found bool
+					g, found, err = genAST(sc, t0.node.anc, lt)
 					if err != nil {
 						return false
 					}
 					n.child[0] = g.lastChild()
+					if found {
+						// emily patch 23: the instance's type node is shared by
+						// every literal of it; wiring the flow through it again
+						// made an earlier literal's statement jump to this one's
+						// (the statements between were skipped). Each literal
+						// gets its own node, of the same type.
+						tn := copyNode(g.lastChild(), n, false)
+						tn.child, tn.typ = g.lastChild().child, g.lastChild().typ
+						n.child[0] = tn
+					}
 					n.typ, err = nodeType(interp, sc, n.child[0])
 					if err != nil {
 						return false
@@ -766,8 +777,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					src.findex = dest.findex // Set recv address to LHS.
 					dest.typ = src.typ
 				case src.action == aCompositeLit:
-					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface {
-						// Skip optimisation for assigned interface.
+					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface || dest.typ.cat == errorT {
+						// Skip optimisation for assigned interface. emily patch 26:
+						// error too, or `var err error = MyErr{3}` held the bare
+						// struct, which %w, errors.As and Unwrap did not see.
 						break
 					}
 					if dest.action == aGetIndex || dest.action == aStar {
@@ -1007,7 +1020,15 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				name := t.id() + "[" + n.child[1].typ.id() + "]"
 				sym, _, ok := sc.lookup(name)
 				if !ok {
-					err = n.cfgErrorf("type not found: %s", name)
+					// emily patch 25: an instance first named here, as in
+					// the conversion Pred[int](f), is made here.
+					typ, err2 := nodeType(interp, sc, n)
+					if err2 != nil {
+						err = err2
+						return
+					}
+					n.gen = nop
+					n.typ = typ
 					return
 				}
 				n.gen = nop
@@ -1401,6 +1422,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case caseClause:
 			sc = sc.pop()
+			if sn := n.anc.anc; sn != nil && sn.kind == typeSwitch && len(n.child) > 1 {
+				for _, c := range n.child[:len(n.child)-1] {
+					warnBareType(c, c.typ, "type switch") // emily patch 109
+				}
+			}
 
 		case commClauseDefault:
 			wireChild(n)
@@ -1928,6 +1954,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					}
 					n.val = ti
 					switch {
+					case isInterfaceSrc(n.typ) && n.child[0].isType(sc):
+						// emily patch 24: I.M, a method expression.
+						n.val = nil
+						err = ifaceMethodExpr(n, n.typ, n.typ.fieldSeq(ti), n.child[1].ident)
 					case isInterfaceSrc(n.typ):
 						n.typ = n.typ.fieldSeq(ti)
 						n.gen = getMethodByName
@@ -2200,6 +2230,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if err != nil {
 				break
 			}
+			warnBareType(c1, c1.typ, "type assertion") // emily patch 109
 
 			if n.anc.action != aAssignX {
 				if c0.typ.cat == valueT && isFunc(c1.typ) {

@@ -18,6 +18,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/constant"
+	"log"
+	"log/slog"
 	"reflect"
 	"runtime"
 	"strings"
@@ -33,6 +35,7 @@ type lossyCallee struct {
 	direct bool // a direct argument is wrapped (stdlib/maptypes.go)
 	xml    bool // encoding/xml: MarshalXML, MarshalText (fixed by patch 106, not checked)
 	blind  bool // compiled code that sees no method of a session value: warned about only
+	slog   bool // log/slog: its handler prints through fmt (text) or json (emily patch 110)
 }
 
 var lossyCallees = map[string]lossyCallee{
@@ -50,15 +53,33 @@ var lossyCallees = map[string]lossyCallee{
 	"encoding/json.(*Encoder).Encode": {json: true, format: -1},
 	"encoding/xml.Marshal":            {xml: true, format: -1}, "encoding/xml.MarshalIndent": {xml: true, format: -1},
 	// log/slog's handlers print a value through fmt (text) or json
-	// (JSON), so no one wrapper is right; text/template calls methods by
-	// name. They get the bare values, with a warning.
-	"log/slog.Info": {blind: true, format: -1, first: 1}, "log/slog.Warn": {blind: true, format: -1, first: 1},
-	"log/slog.Error": {blind: true, format: -1, first: 1}, "log/slog.Debug": {blind: true, format: -1, first: 1},
+	// (JSON): the wrapper is chosen when the call runs, from the default
+	// logger's handler (emily patch 110). text/template calls methods by
+	// name: it gets the bare values, with a warning.
+	"log/slog.Info": {slog: true, format: -1, first: 1}, "log/slog.Warn": {slog: true, format: -1, first: 1},
+	"log/slog.Error": {slog: true, format: -1, first: 1}, "log/slog.Debug": {slog: true, format: -1, first: 1},
+	// slog.Any makes a Value before any handler is known, and a Logger's
+	// methods print through that logger's handler: warned about only.
+	"log/slog.Any":                      {blind: true, format: -1, first: 1},
+	"log/slog.(*Logger).Info":           {blind: true, format: -1, first: 1},
 	"text/template.(*Template).Execute": {blind: true, format: -1, first: 1},
 	"html/template.(*Template).Execute": {blind: true, format: -1, first: 1},
 }
 
-var jsonEncoderType = reflect.TypeOf((*json.Encoder)(nil))
+var (
+	jsonEncoderType = reflect.TypeOf((*json.Encoder)(nil))
+	slogLoggerType  = reflect.TypeOf((*slog.Logger)(nil))
+)
+
+// isLogger reports whether rt is *log.Logger, or the stdlib's stand-in
+// for it that the restricted symbols give (its Fatal panics).
+func isLogger(rt reflect.Type) bool {
+	if rt == nil || rt.Kind() != reflect.Ptr {
+		return false
+	}
+	e := rt.Elem()
+	return e == reflect.TypeOf(log.Logger{}) || e.Name() == "logLogger" && strings.HasSuffix(e.PkgPath(), "yaegi/stdlib")
+}
 
 // lossyCalleeOf returns the description of the compiled function that n
 // calls, if it is one of lossyCallees.
@@ -67,6 +88,20 @@ func lossyCalleeOf(n *node) (string, lossyCallee, bool) {
 	if c0.kind == selectorExpr && len(c0.child) == 2 && c0.child[1].ident == "Encode" {
 		if t := c0.child[0].typ; t != nil && t.cat == valueT && t.rtype == jsonEncoderType {
 			return "json.Encoder.Encode", lossyCallees["encoding/json.(*Encoder).Encode"], true
+		}
+	}
+	if c0.kind == selectorExpr && len(c0.child) == 2 {
+		// emily patch 108: a *log.Logger's printers print as log's.
+		if t := c0.child[0].typ; t != nil && t.cat == valueT && isLogger(t.rtype) {
+			if lc, ok := lossyCallees["log."+c0.child[1].ident]; ok {
+				return "log.Logger." + c0.child[1].ident, lc, true
+			}
+		}
+		// A *slog.Logger's Info, Warn, Error and Debug (patch 110).
+		if t := c0.child[0].typ; t != nil && t.cat == valueT && t.rtype == slogLoggerType {
+			if _, ok := lossyCallees["log/slog."+c0.child[1].ident]; ok {
+				return "slog.Logger." + c0.child[1].ident, lossyCallees["log/slog.(*Logger).Info"], true
+			}
 		}
 	}
 	if c0.kind == selectorExpr && len(c0.child) == 2 && c0.child[1].ident == "Execute" {
@@ -133,19 +168,14 @@ func checkLossyCall(n *node) {
 				s = c.rval.String()
 			}
 			verbs = formatVerbs(s, len(args)-lc.first)
-			if _, _, ok := rewriteT(s); ok {
-				// %T prints the Go name (rewriteTypeVerbs, emily patch 106).
-				for i, vs := range verbs {
-					var keep []string
-					for _, v := range vs {
-						if strings.TrimLeft(v, "#+") != "T" {
-							keep = append(keep, v)
-						}
+			if _, ts, ok := rewriteT(s); ok {
+				// %T prints the Go name (rewriteTypeVerbs, emily patch 106),
+				// %#v the Go syntax with it (patch 108): each is a %s of
+				// that text.
+				for i := range verbs {
+					if rewritten(ts, i) {
+						verbs[i] = []string{"s"}
 					}
-					if len(keep) == 0 && len(vs) > 0 {
-						keep = []string{"s"}
-					}
-					verbs[i] = keep
 				}
 			}
 		}
@@ -169,6 +199,9 @@ func checkLossyCall(n *node) {
 				return
 			}
 			continue
+		}
+		if lc.slog {
+			v = []string{"+v"} // slog's text handler prints %+v
 		}
 		if lc.json {
 			msg = lossyJSON(name, lc, c.typ, 0, map[*itype]bool{})
@@ -235,7 +268,7 @@ func formatVerbs(format string, nargs int) [][]string {
 // sessionNamed reports whether t is a named type that the interpreted
 // program declares (compiled code sees its underlying type).
 func sessionNamed(t *itype) bool {
-	if t == nil || t.name == "" || t.path == "" {
+	if t == nil || t.name == "" || (t.path == "" && !isInstanceName(t.name)) {
 		return false
 	}
 	switch t.cat {
@@ -243,6 +276,34 @@ func sessionNamed(t *itype) bool {
 		return false
 	}
 	return true
+}
+
+// isInstanceName reports whether name is that of a generic type's
+// instance (`Pair[string,int]`), which has no path (emily patch 108).
+func isInstanceName(name string) bool {
+	return strings.HasSuffix(name, "]") && strings.IndexByte(name, '[') > 0
+}
+
+// sessionPkg returns the name of the package that declares session type
+// t, as Go's %T prints it (main).
+func sessionPkg(t *itype) string {
+	pkg := t.path
+	if pkg == "" && t.scope != nil {
+		pkg = t.scope.pkgName
+	}
+	if pkg == "" {
+		pkg = "main"
+	}
+	if k := strings.LastIndexByte(pkg, '/'); k >= 0 {
+		pkg = pkg[k+1:]
+	}
+	return pkg
+}
+
+// sessionIface reports whether t is an interface type the program
+// declares by name.
+func sessionIface(t *itype) bool {
+	return t != nil && t.name != "" && (t.path != "" || isInstanceName(t.name)) && isInterfaceSrc(t) && t.cat == interfaceT
 }
 
 // hasMethod reports whether the value (or, with ptr, the pointer) method
@@ -521,4 +582,26 @@ func lossyBlind(fn string, t *itype, seen map[*itype]bool) string {
 		}
 	}
 	return ""
+}
+
+// warnBareType reports, through Options.OnLossyCall, a type switch case
+// or a type assertion to a session type without methods whose
+// underlying type is a basic one, `type Color int` (emily patch 109).
+// Such a value is held in an interface as its bare underlying value
+// (patch 15), so `case Color:` also takes a plain int (and `case int:` a
+// Color), and `v.(Color)` succeeds on an int: wrong without a sign. A
+// method gives the type its place in interfaces. (A struct type without
+// methods is confused only with a struct type of the same fields: not
+// reported.)
+func warnBareType(n *node, t *itype, what string) {
+	h := n.interp.opt.onLossyCall
+	if h == nil || t == nil || !sessionNamed(t) || isInterface(t) || len(t.method) > 0 {
+		return
+	}
+	u := underlying(t)
+	if u == nil || !isBasicCat(u) {
+		return
+	}
+	name, under := lossyTypeName(t), u.TypeOf().String()
+	h(n.interp.fset.Position(n.pos), fmt.Sprintf("%s: %s has no methods, so a %s held in an interface is its bare %s: this %s cannot tell it from a plain %s; give %s a method (a String method will do)%s", what, name, name, under, what, under, name, lossyHelp))
 }

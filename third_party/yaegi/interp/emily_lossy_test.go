@@ -33,7 +33,7 @@ func TestOnLossyCall(t *testing.T) {
 			t.Fatalf("%s: %v", src, err)
 		}
 	}
-	eval(`import ("fmt"; "encoding/json"; "encoding/xml"; "log/slog"; "os"; "strings"; "text/template")`)
+	eval(`import ("fmt"; "encoding/json"; "encoding/xml"; "log"; "log/slog"; "os"; "strings"; "text/template")`)
 	eval(`type Celsius float64
 func (c Celsius) String() string { return fmt.Sprintf("%.1f°C", float64(c)) }
 type Plain int
@@ -86,6 +86,12 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		`xml.Marshal([]Celsius{1})`,
 		`fmt.Sprint(any(Celsius(1)), error(E{"e"}))`,
 		`slog.Info("m", "n", 1)`,
+		// Since patch 108 (_test/emily_gosyntax.go, emily_iface_print.go).
+		`fmt.Sprintf("%#v %+#v", []Plain{1}, P{})`,
+		`log.New(os.Stdout, "", 0).Println([]Celsius{1})`,
+		`switch any(1).(type) { case Celsius, int, *Plain, error, P: }`,
+		`slog.Info("m", "c", Celsius(1), "q", []Q{{"q", 2}})`, // patch 110
+		`_, _ = any(1).(Celsius)`,
 	} {
 		got = nil
 		eval(src)
@@ -99,9 +105,14 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 	for _, c := range []struct{ src, want string }{
 		{`fmt.Printf("%+v\n", P{"x", 1})`, "unexported field age of P as Xage"},
 		{`fmt.Printf("%s %[2]T\n", "a", P{})`, "%T prints P's underlying type, not main.P"},
-		{`fmt.Printf("%#v\n", []Plain{1})`, "%#v prints Plain"},
+		{`fmt.Printf("%8#v\n", []Plain{1})`, "%#v prints Plain"}, // a width: not rewritten
+		// Patch 109: a session type without methods is held bare in an interface.
+		{`switch any(1).(type) { case Plain: }`, "type switch: Plain has no methods, so a Plain held in an interface is its bare int: this type switch cannot tell it from a plain int"},
+		{`_, _ = any(1).(Plain)`, "type assertion: Plain has no methods"},
 		{`json.Marshal(Node{})`, "embedded Node of Node"},
-		{`slog.Info("m", "c", Celsius(1))`, "slog.Info gets Celsius without Celsius.String"},
+		{`slog.Info("m", "p", P{"x", 1})`, "unexported field age of P as Xage"}, // the text handler's %+v
+		{`slog.Any("c", Celsius(1))`, "slog.Any gets Celsius without Celsius.String"},
+		{`slog.Default().Info("m", "c", Celsius(1))`, "slog.Logger.Info gets Celsius without Celsius.String"},
 		{`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []Code{1})`, "template.(*Template).Execute gets Code without Code.Error"},
 	} {
 		got = nil

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"go/constant"
+	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -99,6 +100,16 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 		}
 	}
 	interp := n.interp
+	// emily patch 108: an argument of a session interface type (`var s
+	// Shape = &Circle{}`) was given as its bare dynamic value, without the
+	// type that its valueInterface holds, so fmt printed `&{…}` without
+	// String, and %T the underlying type: take the valueInterface, and
+	// pass the bare value where nothing is to be fixed.
+	for i := lc.first; i < len(child); i++ {
+		if c := child[i]; c.typ != nil && isInterfaceSrc(c.typ) && !isEmptyInterface(c.typ) && !(n.action == aCallSlice && i == len(child)-1) {
+			values[i] = genValue(c) // made bare below where not fixed
+		}
+	}
 	if lc.format >= 0 && lc.format < len(child) && child[lc.format].rval.IsValid() && n.action != aCallSlice {
 		values = rewriteTypeVerbs(n, child, values, lc)
 	}
@@ -107,9 +118,9 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 		if verbs != nil && i-lc.first < len(verbs) {
 			v = verbs[i-lc.first]
 		}
-		if len(v) == 1 && v[0] == "T" && len(verbs) > 0 {
-			if _, _, ok := rewriteT(formatOf(child[lc.format])); ok {
-				continue // its type's name, given as a string (rewriteTypeVerbs)
+		if len(v) == 1 && len(verbs) > 0 {
+			if _, ts, ok := rewriteT(formatOf(child[lc.format])); ok && rewritten(ts, i-lc.first) {
+				continue // its type's name or Go syntax, given as a string (rewriteTypeVerbs)
 			}
 		}
 		rts := printWrap(lc, v)
@@ -117,20 +128,62 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 		if n.action == aCallSlice && i == len(child)-1 {
 			t = nil // f(format, args...): the elements are the arguments
 		}
+		value := values[i]
 		if t != nil && !t.isComplete() {
+			values[i] = func(f *frame) reflect.Value { return bare(value(f)) }
 			continue
 		}
-		value := values[i]
 		pf := printFix{interp: interp, rts: rts, json: lc.json || lc.xml}
+		if lc.slog {
+			values[i] = slogFix(interp, value, t)
+			continue
+		}
 		values[i] = func(f *frame) reflect.Value {
 			v := value(f)
 			if r, ok := pf.safeFix(v, t, f); ok {
 				return r
 			}
-			return v
+			return bare(v)
 		}
 	}
 	return values
+}
+
+// slogFix is fixPrintArgs's walk of an argument of a log/slog function
+// (emily patch 110). slog's text handlers print a value of kind Any by
+// its MarshalText or through fmt's %+v, its JSON handler by its Error or
+// through json.Marshal, both by LogValue first; so the wrapper is chosen
+// by the default logger's handler when the call runs.
+func slogFix(interp *Interpreter, value func(*frame) reflect.Value, t *itype) func(*frame) reflect.Value {
+	text := printFix{interp: interp, rts: []reflect.Type{logValuerType, textMarshalerType, formatterType, errorType, stringerType}}
+	js := printFix{interp: interp, rts: []reflect.Type{logValuerType, jsonMarshalerType, errorType, textMarshalerType}, json: true}
+	return func(f *frame) reflect.Value {
+		pf := text
+		if _, ok := slog.Default().Handler().(*slog.JSONHandler); ok {
+			pf = js
+		}
+		v := value(f)
+		if r, ok := pf.safeFix(v, t, f); ok {
+			return r
+		}
+		return bare(v)
+	}
+}
+
+var logValuerType = reflect.TypeOf((*slog.LogValuer)(nil)).Elem()
+
+// bare returns v without the valueInterface an interpreted interface
+// variable holds (a nil one as its zero value), as genValueInterfaceValue
+// gives it to compiled code.
+func bare(v reflect.Value) reflect.Value {
+	if v.IsValid() && v.Type() == valueInterfaceType {
+		vi := v.Interface().(valueInterface)
+		if vi.node == nil {
+			return zeroInterfaceValue().Interface().(valueInterface).value
+		}
+		return valueInterfaceValue(v)
+	}
+	return v
 }
 
 // printFix is one walk of an argument.
@@ -171,6 +224,7 @@ func (p printFix) fix(v reflect.Value, t *itype, f *frame, depth int) (reflect.V
 		for v.Kind() == reflect.Interface && !v.IsNil() {
 			v = v.Elem()
 		}
+		v = valueInterfaceValue(v) // a session value keeps its type there (patch 108)
 		r, _ := p.decide(v, t, f, depth)
 		return r, true
 	}
@@ -510,12 +564,20 @@ func formatOf(c *node) string {
 	return ""
 }
 
-// rewriteT returns format with each %T made %s, and the indexes of the
-// arguments (counted from the first formatted one) it applied to; false
-// if the format has explicit argument indexes or a '*' width.
-func rewriteT(format string) (string, []int, bool) {
+// typeVerb is a %T or %#v of a format that rewriteT made %s: the index
+// of its argument (counted from the first formatted one), and whether it
+// was %#v.
+type typeVerb struct {
+	arg    int
+	sharpV bool
+}
+
+// rewriteT returns format with each %T, and each %#v (%+#v; not with a
+// width, which fmt applies to each number inside), made %s, and the arguments they applied to; false if
+// the format has explicit argument indexes or a '*' width.
+func rewriteT(format string) (string, []typeVerb, bool) {
 	var b strings.Builder
-	var ts []int
+	var ts []typeVerb
 	arg := 0
 	for i := 0; i < len(format); i++ {
 		b.WriteByte(format[i])
@@ -533,16 +595,23 @@ func rewriteT(format string) (string, []int, bool) {
 		if format[j] == '[' || format[j] == '*' {
 			return "", nil, false
 		}
-		b.WriteString(format[i+1 : j])
-		switch format[j] {
-		case '%':
+		flags := format[i+1 : j]
+		switch {
+		case format[j] == '%':
+			b.WriteString(flags)
 			b.WriteByte('%')
 			i = j
 			continue
-		case 'T':
+		case format[j] == 'T':
+			b.WriteString(flags)
 			b.WriteByte('s')
-			ts = append(ts, arg)
+			ts = append(ts, typeVerb{arg: arg})
+		case format[j] == 'v' && strings.Contains(flags, "#") && strings.Trim(flags, "#+") == "":
+			// emily patch 108: %#v, its text made by goSyntax.
+			b.WriteByte('s')
+			ts = append(ts, typeVerb{arg: arg, sharpV: true})
 		default:
+			b.WriteString(flags)
 			b.WriteByte(format[j])
 		}
 		arg++
@@ -551,11 +620,22 @@ func rewriteT(format string) (string, []int, bool) {
 	return b.String(), ts, true
 }
 
+// rewritten reports whether ts has the argument arg.
+func rewritten(ts []typeVerb, arg int) bool {
+	for _, t := range ts {
+		if t.arg == arg {
+			return true
+		}
+	}
+	return false
+}
+
 // rewriteTypeVerbs makes fmt print, for %T, the Go name of a session
-// type (main.Point, []main.Point): a constant format's %T becomes %s and
-// its argument the type's name, from the static type, or from the
-// dynamic one held in an interface (a methodless session type held in
-// an interface is its bare underlying value: its underlying type's name).
+// type (main.Point, []main.Point), and for %#v its Go syntax with such
+// names (main.Point{X:1, Y:2}): a constant format's %T or %#v becomes %s
+// and its argument the text, from the static type, or from the dynamic
+// one held in an interface (a methodless session type held in an
+// interface is its bare underlying value: its underlying type's name).
 func rewriteTypeVerbs(n *node, child []*node, values []func(*frame) reflect.Value, lc lossyCallee) []func(*frame) reflect.Value {
 	format := formatOf(child[lc.format])
 	nf, ts, ok := rewriteT(format)
@@ -564,7 +644,8 @@ func rewriteTypeVerbs(n *node, child []*node, values []func(*frame) reflect.Valu
 	}
 	needed := false
 	for _, a := range ts {
-		if i := lc.first + a; i < len(child) && child[i].typ != nil && (containsSession(child[i].typ, nil) || isInterfaceSrc(child[i].typ) || child[i].typ.cat == interfaceT) {
+		if i := lc.first + a.arg; i < len(child) && child[i].typ != nil && (containsSession(child[i].typ, nil) || isInterface(child[i].typ) ||
+			a.sharpV && child[i].typ.TypeOf() != nil && mayHold(child[i].typ.TypeOf())) {
 			needed = true
 		}
 	}
@@ -573,12 +654,20 @@ func rewriteTypeVerbs(n *node, child []*node, values []func(*frame) reflect.Valu
 	}
 	fv := reflect.ValueOf(nf)
 	values[lc.format] = func(*frame) reflect.Value { return fv }
+	interp := n.interp
 	for _, a := range ts {
-		i := lc.first + a
+		i := lc.first + a.arg
 		if i >= len(child) {
 			continue
 		}
 		t, value := child[i].typ, values[i]
+		if a.sharpV {
+			values[i] = func(f *frame) reflect.Value {
+				g := goSyntax{printFix: printFix{interp: interp}, f: f}
+				return reflect.ValueOf(g.text(value(f), t))
+			}
+			continue
+		}
 		values[i] = func(f *frame) reflect.Value { return reflect.ValueOf(typeString(value(f), t)) }
 	}
 	return values
@@ -587,7 +676,7 @@ func rewriteTypeVerbs(n *node, child []*node, values []func(*frame) reflect.Valu
 // typeString returns what Go's %T prints for v, of interpreted static
 // type t.
 func typeString(v reflect.Value, t *itype) string {
-	if t != nil && t.cat != interfaceT && !isInterfaceSrc(t) && t.cat != valueT {
+	if t != nil && !isInterface(t) && t.cat != valueT {
 		return goTypeName(t)
 	}
 	for v.IsValid() && v.Kind() == reflect.Interface {
@@ -604,9 +693,21 @@ func typeString(v reflect.Value, t *itype) string {
 			return goTypeName(vi.node.typ)
 		}
 		v = vi.value
+		for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
+			v = v.Elem()
+		}
+		if !v.IsValid() || v.Kind() == reflect.Interface {
+			return "<nil>" // an unset interface variable
+		}
 	}
 	if isWrapper(v.Type()) {
 		if iv := v.Field(0); iv.IsValid() && !iv.IsNil() {
+			if vi, ok := iv.Elem().Interface().(valueInterface); ok {
+				if vi.node != nil && vi.node.typ != nil {
+					return goTypeName(vi.node.typ) // patch 108
+				}
+				return vi.value.Type().String()
+			}
 			return iv.Elem().Type().String()
 		}
 	}
@@ -621,12 +722,8 @@ func goTypeName(t *itype) string {
 	if !containsSession(t, nil) {
 		return t.TypeOf().String()
 	}
-	if sessionNamed(t) {
-		pkg := t.path
-		if k := strings.LastIndexByte(pkg, '/'); k >= 0 {
-			pkg = pkg[k+1:]
-		}
-		return pkg + "." + t.name
+	if sessionNamed(t) || sessionIface(t) {
+		return sessionPkg(t) + "." + t.name
 	}
 	switch t.cat {
 	case linkedT:
@@ -658,7 +755,7 @@ func containsSession(t *itype, seen map[*itype]bool) bool {
 		return false
 	}
 	seen[t] = true
-	if sessionNamed(t) {
+	if sessionNamed(t) || sessionIface(t) {
 		return true
 	}
 	switch t.cat {

@@ -350,11 +350,15 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 	// A parameter of an instantiated generic type, iter.Seq[V], infers
 	// through the type's definition (emily patch 52).
 	viaGeneric := func(i int, at *itype) bool {
-		pn := pnodes[i]
-		if params[i].cat != genericT || (pn.kind != indexExpr && pn.kind != indexListExpr) {
+		pn, pt := pnodes[i], params[i]
+		if pt.cat == variadicT && pn.kind == ellipsisExpr && len(pn.child) == 1 {
+			// ...Pred[T]: each argument is a Pred[T] (emily patch 25).
+			pn, pt = pn.child[0], pt.val
+		}
+		if pt == nil || pt.cat != genericT || (pn.kind != indexExpr && pn.kind != indexListExpr) {
 			return false
 		}
-		_, err := inferGenericTypeArgs(fun.interp, sc, params[i], pn, at, func(p, in *itype) ([]*itype, error) {
+		_, err := inferGenericTypeArgs(fun.interp, sc, pt, pn, at, func(p, in *itype) ([]*itype, error) {
 			infer(p, in)
 			return nil, nil
 		})
@@ -372,6 +376,9 @@ func inferTypeArgs(sc *scope, fun *node, argTypes []*itype, spread bool, explici
 			p = params[last]
 		}
 		if i <= last && p == params[i] && viaGeneric(i, at) {
+			continue
+		}
+		if i >= last && last >= 0 && p == params[last].val && viaGeneric(last, at) {
 			continue
 		}
 		infer(p, at) // p is nil past the parameters: check.arguments reports it
@@ -597,7 +604,32 @@ func inferGenericTypeArgs(interp *Interpreter, sc *scope, gt *itype, pn *node, i
 	if gt.scope != nil {
 		dsc = gt.scope
 	}
+	// Typing a struct definition reuses its type name's symbol and type
+	// (nodeType's structType case makes the generic's own itype the bare
+	// struct, in place): keep them, or `func Swap[A, B any](p Pair[A, B])
+	// Pair[B, A]` then found Pair "not a generic type" (emily patch 25).
+	name := spec.child[0].ident
+	saved, had := dsc.sym[name]
+	var savedTyp *itype
+	var savedVal itype
+	if had && saved != nil && saved.typ != nil {
+		savedTyp, savedVal = saved.typ, *saved.typ
+	}
 	def, err := nodeType(interp, dsc, spec.child[2])
+	if def != nil && def == savedTyp {
+		d := *def
+		def = &d
+	}
+	switch {
+	case savedTyp != nil:
+		*savedTyp = savedVal
+		saved.typ = savedTyp
+		dsc.sym[name] = saved
+	case had:
+		dsc.sym[name] = saved
+	default:
+		delete(dsc.sym, name)
+	}
 	if err != nil || def == nil {
 		return nil, err
 	}

@@ -2626,7 +2626,8 @@ func equal(n *node) {
 	c0, c1 := n.child[0], n.child[1]
 	t0, t1 := c0.typ.TypeOf(), c1.typ.TypeOf()
 
-	if c0.typ.cat == linkedT || c1.typ.cat == linkedT {
+	// emily patch 26: with an interface operand, the interface case below.
+	if (c0.typ.cat == linkedT || c1.typ.cat == linkedT) && t0.Kind() != reflect.Interface && t1.Kind() != reflect.Interface {
 		switch {
 		case isInterface:
 			v0 := genValue(c0)
@@ -2716,12 +2717,15 @@ func equal(n *node) {
 	if t0.Kind() == reflect.Interface || t1.Kind() == reflect.Interface {
 		v0 := genValue(c0)
 		v1 := genValue(c1)
+		// emily patch 26: session values compare by type and value, not
+		// as yaegi's wrappers (uncomparable) or valueInterfaces.
+		k0, k1 := eqOperand(c0.typ), eqOperand(c1.typ)
 		if n.fnext != nil {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
-				i0 := v0(f).Interface()
-				i1 := v1(f).Interface()
-				if i0 == i1 {
+				i0 := k0(v0(f))
+				i1 := k1(v1(f))
+				if eqAny(i0, i1) {
 					dest(f).SetBool(true)
 					return tnext
 				}
@@ -2731,9 +2735,9 @@ func equal(n *node) {
 		} else {
 			dest := genValue(n)
 			n.exec = func(f *frame) bltn {
-				i0 := v0(f).Interface()
-				i1 := v1(f).Interface()
-				dest(f).SetBool(i0 == i1)
+				i0 := k0(v0(f))
+				i1 := k1(v1(f))
+				dest(f).SetBool(eqAny(i0, i1))
 				return tnext
 			}
 		}
@@ -4538,7 +4542,8 @@ func notEqual(n *node) {
 	c0, c1 := n.child[0], n.child[1]
 	t0, t1 := c0.typ.TypeOf(), c1.typ.TypeOf()
 
-	if c0.typ.cat == linkedT || c1.typ.cat == linkedT {
+	// emily patch 26: with an interface operand, the interface case below.
+	if (c0.typ.cat == linkedT || c1.typ.cat == linkedT) && t0.Kind() != reflect.Interface && t1.Kind() != reflect.Interface {
 		switch {
 		case isInterface:
 			v0 := genValue(c0)
@@ -4628,12 +4633,15 @@ func notEqual(n *node) {
 	if t0.Kind() == reflect.Interface || t1.Kind() == reflect.Interface {
 		v0 := genValue(c0)
 		v1 := genValue(c1)
+		// emily patch 26: session values compare by type and value, not
+		// as yaegi's wrappers (uncomparable) or valueInterfaces.
+		k0, k1 := eqOperand(c0.typ), eqOperand(c1.typ)
 		if n.fnext != nil {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
-				i0 := v0(f).Interface()
-				i1 := v1(f).Interface()
-				if i0 != i1 {
+				i0 := k0(v0(f))
+				i1 := k1(v1(f))
+				if !eqAny(i0, i1) {
 					dest(f).SetBool(true)
 					return tnext
 				}
@@ -4643,9 +4651,9 @@ func notEqual(n *node) {
 		} else {
 			dest := genValue(n)
 			n.exec = func(f *frame) bltn {
-				i0 := v0(f).Interface()
-				i1 := v1(f).Interface()
-				dest(f).SetBool(i0 != i1)
+				i0 := k0(v0(f))
+				i1 := k1(v1(f))
+				dest(f).SetBool(!eqAny(i0, i1))
 				return tnext
 			}
 		}

@@ -379,6 +379,16 @@ func typeAssert(n *node, withResult, withOk bool) {
 		n.exec = func(f *frame) bltn {
 			valf := value(f)
 			v, ok := valf.Interface().(valueInterface)
+			if !ok {
+				// emily patch 108: a compiled interface value (an error
+				// from errors.Unwrap) holding a session value behind
+				// yaegi's wrapper, or a compiled value, asserted to a
+				// session interface.
+				v, ok = compiledAsValueInterface(valf)
+				if ok {
+					valf = reflect.ValueOf(v)
+				}
+			}
 			if setStatus {
 				defer func() {
 					value1(f).SetBool(ok)
@@ -569,8 +579,9 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 			v = valueInterfaceValue(v)
 			if vt := v.Type(); vt.Kind() == reflect.Struct && vt.Field(0).Name == "IValue" {
-				// Value is retrieved from an interface wrapper.
-				v = v.Field(0).Elem()
+				// Value is retrieved from an interface wrapper (which
+				// holds a session value as a valueInterface: patch 108).
+				v = valueInterfaceValue(v.Field(0).Elem())
 			}
 			ok = canAssertTypes(v.Type(), rtype)
 			if !ok {
@@ -1290,7 +1301,19 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 			// and type assertions.
 			v = iv
 		}
-		w.Field(0).Set(v)
+		if dyn != nil && !isInterface(dyn) && dyn.cat != valueT && dyn.cat != nilT {
+			// emily patch 108: the wrapper keeps the value's interpreted
+			// type, so that a type switch, an assertion or errors.As to a
+			// session interface (`case coder:` of an error that fmt.Errorf
+			// wrapped) sees its methods; a bare value has none for reflect.
+			dn := n
+			if n2 != nil {
+				dn = n2
+			}
+			w.Field(0).Set(reflect.ValueOf(valueInterface{dn, v}))
+		} else {
+			w.Field(0).Set(v)
+		}
 		for i, m := range methods {
 			if m == nil {
 				// First direct method lookup on field.
@@ -1699,7 +1722,7 @@ func callBin(n *node) {
 				}
 			}
 
-			if wt != nil && isInterfaceSrc(wt.arg[i]) {
+			if wt != nil && i < len(wt.arg) && isInterfaceSrc(wt.arg[i]) { // emily patch 24: i past a variadic's
 				values = append(values, genValueInterface(c))
 				break
 			}
@@ -1750,6 +1773,7 @@ func callBin(n *node) {
 	}
 	values = fixPrintArgs(n, child, values) // emily patch 106
 	value = fixUnmarshal(n, child, value)   // emily patch 107
+	value = fixErrorsAs(n, child, value)    // emily patch 108
 	l := len(values)
 
 	switch {

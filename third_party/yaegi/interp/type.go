@@ -1305,6 +1305,14 @@ func genericCallType(interp *Interpreter, sc *scope, n *node, seen []*node) (*it
 	if err != nil {
 		return nil, true, err
 	}
+	if resultNamesInstance(ft) {
+		// emily patch 25: a result that instantiates a generic type
+		// (`Pair[B, A]`) is typed from its expression, so that it is that
+		// instance, not the unnamed struct substTypeParams makes of it.
+		if r2 := resultByScope(interp, sc, ft, bound, seen); r2 != nil && !hasTypeParam(r2) {
+			return r2, true, nil
+		}
+	}
 	r := substTypeParams(ft.ret[0], bound, sc)
 	if hasTypeParam(r) {
 		// emily patch 22: a result of a generic type (`func NewCache[K
@@ -1316,6 +1324,24 @@ func genericCallType(interp *Interpreter, sc *scope, n *node, seen []*node) (*it
 		return nil, true, n.cfgErrorf("cannot infer the type parameters of %s", fn.ident)
 	}
 	return r, true, nil
+}
+
+// resultNamesInstance reports whether the one result of generic function
+// type ft is written as an instance of a generic type (G[T], *G[T],
+// []G[T]…).
+func resultNamesInstance(ft *itype) bool {
+	ftn := ft.node
+	if ftn == nil || len(ftn.child) < 3 || len(ftn.child[2].child) != 1 {
+		return false
+	}
+	found := false
+	ftn.child[2].child[0].lastChild().Walk(func(n *node) bool {
+		if n.kind == indexExpr || n.kind == indexListExpr {
+			found = true
+		}
+		return !found
+	}, nil)
+	return found
 }
 
 // resultByScope returns the type of the one result of generic function

@@ -208,6 +208,7 @@ func fixStdlib(interp *Interpreter) {
 	if p = interp.binPkg["errors"]; p != nil {
 		// emily patch 17: errors.As to a target of a session error type.
 		p["As"] = reflect.ValueOf(errorsAs)
+		p["Is"] = reflect.ValueOf(errorsIs) // emily patch 26
 	}
 
 	if p = interp.binPkg["log"]; p != nil {

@@ -539,7 +539,8 @@ func {{$name}}(n *node) {
 
 	{{- if or (eq $op.Name "==") (eq $op.Name "!=") }}
 
-	if c0.typ.cat == linkedT || c1.typ.cat == linkedT {
+	// emily patch 26: with an interface operand, the interface case below.
+	if (c0.typ.cat == linkedT || c1.typ.cat == linkedT) && t0.Kind() != reflect.Interface && t1.Kind() != reflect.Interface {
 		switch {
 		case isInterface:
 			v0 := genValue(c0)
@@ -629,12 +630,15 @@ func {{$name}}(n *node) {
 	if t0.Kind() == reflect.Interface || t1.Kind() == reflect.Interface {
 		v0 := genValue(c0)
 		v1 := genValue(c1)
+		// emily patch 26: session values compare by type and value, not
+		// as yaegi's wrappers (uncomparable) or valueInterfaces.
+		k0, k1 := eqOperand(c0.typ), eqOperand(c1.typ)
 		if n.fnext != nil {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
-				i0 := v0(f).Interface()
-				i1 := v1(f).Interface()
-				if i0 {{$op.Name}} i1 {
+				i0 := k0(v0(f))
+				i1 := k1(v1(f))
+				if {{if eq $op.Name "!="}}!{{end}}eqAny(i0, i1) {
 					dest(f).SetBool(true)
 					return tnext
 				}
@@ -644,9 +648,9 @@ func {{$name}}(n *node) {
 		} else {
 			dest := genValue(n)
 			n.exec = func(f *frame) bltn {
-				i0 := v0(f).Interface()
-				i1 := v1(f).Interface()
-				dest(f).SetBool(i0 {{$op.Name}} i1)
+				i0 := k0(v0(f))
+				i1 := k1(v1(f))
+				dest(f).SetBool({{if eq $op.Name "!="}}!{{end}}eqAny(i0, i1))
 				return tnext
 			}
 		}
