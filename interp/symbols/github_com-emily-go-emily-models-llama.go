@@ -20,6 +20,7 @@ func init() {
 		"Load":               reflect.ValueOf(llama.Load),
 		"LoadWith":           reflect.ValueOf(llama.LoadWith),
 		"Native":             reflect.ValueOf(llama.Native),
+		"VocabFor":           reflect.ValueOf(llama.VocabFor),
 		"WhileLoop":          reflect.ValueOf(llama.WhileLoop),
 
 		// type definitions

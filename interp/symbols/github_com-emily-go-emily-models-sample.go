@@ -18,10 +18,28 @@ func init() {
 		"TopLogprobs":    reflect.ValueOf(sample.TopLogprobs),
 
 		// type definitions
+		"Constraint":  reflect.ValueOf((*sample.Constraint)(nil)),
 		"Rows":        reflect.ValueOf((*sample.Rows)(nil)),
 		"Sampler":     reflect.ValueOf((*sample.Sampler)(nil)),
 		"Settings":    reflect.ValueOf((*sample.Settings)(nil)),
 		"StopMatcher": reflect.ValueOf((*sample.StopMatcher)(nil)),
 		"TokenProb":   reflect.ValueOf((*sample.TokenProb)(nil)),
+
+		// interface wrapper definitions
+		"_Constraint": reflect.ValueOf((*_github_com_emily_go_emily_models_sample_Constraint)(nil)),
 	}
+}
+
+// _github_com_emily_go_emily_models_sample_Constraint is an interface wrapper for Constraint type
+type _github_com_emily_go_emily_models_sample_Constraint struct {
+	IValue   interface{}
+	WAdvance func(id int) error
+	WMask    func(bias []float32, remaining int) error
+}
+
+func (W _github_com_emily_go_emily_models_sample_Constraint) Advance(id int) error {
+	return W.WAdvance(id)
+}
+func (W _github_com_emily_go_emily_models_sample_Constraint) Mask(bias []float32, remaining int) error {
+	return W.WMask(bias, remaining)
 }
