@@ -128,6 +128,8 @@ func New(opts Options) (*Session, error) {
 		s.stdin.def = os.Stdin
 	}
 	s.rt = newRuntimeSyms(s.reportGoPanic)
+	s.rt.sweepNow = s.sweepInLoop
+	s.rt.sweep.closures = func() uint64 { return s.yi.ClosureEvents() }
 	s.rt.goStart, s.rt.goEnd = s.goroutines.enter, s.goroutines.leave
 	env := opts.Env
 	if env == nil {
