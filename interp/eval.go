@@ -110,13 +110,13 @@ func (s *Session) runChunk(ctx context.Context, code string, c cell.Chunk) (Resu
 		r := &cell.Rewriter{Src: text}
 		seq := goSeq
 		cell.RewriteChunk(r, p, off, &seq, hooks)
-		if tracked {
-			r.Add(cell.Edit{Lo: len(text), Hi: len(text), Text: sweepEnd})
-		}
 		s.goSeq = seq
 		if show != nil {
 			r.Add(cell.Edit{Lo: off(show.Pos()), Hi: off(show.Pos()), Text: rtName + ".Show("})
 			r.Add(cell.Edit{Lo: off(show.End()), Hi: off(show.End()), Text: ")"})
+		}
+		if tracked { // after Show's parenthesis, which may end the chunk too
+			r.Add(cell.Edit{Lo: len(text), Hi: len(text), Text: sweepEnd})
 		}
 		r.Sort()
 		return r

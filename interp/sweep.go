@@ -65,10 +65,11 @@ type sweeper struct {
 	// value when the chunk began.
 	closures   func() uint64
 	closuresAt atomic.Uint64
-	due   chan struct{} // non-empty once the scope says a sweep is due
+	due        chan struct{} // non-empty once the scope says a sweep is due
 	// stats, for tests and %memory-like reports: sweeps run, refused,
 	// tensors freed.
 	swept, refused, freed atomic.Int64
+	why                   atomic.Pointer[string] // the last refusal's reason
 }
 
 func newSweeper() *sweeper { return &sweeper{due: make(chan struct{}, 1)} }
@@ -123,8 +124,7 @@ func (s *Session) sweepInLoop() {
 		return
 	}
 	if !calledFromTopLevel() {
-		s.rt.sweep.refused.Add(1)
-		sc.Sweep(func(*emily.Tensor) bool { return true }) // resets the account, frees nothing
+		s.refuseSweep(sc, "a loop body inside a call")
 		return
 	}
 	s.sweepScope(sc, nil)
@@ -147,9 +147,12 @@ func (s *Session) sweepChunkEnd(shown []any) {
 // sweepScope frees what sc owns that no session value reaches, unless the
 // session holds something the walk cannot see into.
 func (s *Session) sweepScope(sc *emily.Scope, extra []any) {
-	if s.keepDead || s.rt.goLive.Load() > 0 {
-		s.rt.sweep.refused.Add(1)
-		sc.Sweep(func(*emily.Tensor) bool { return true })
+	if s.keepDead {
+		s.refuseSweep(sc, "the session keeps dead values")
+		return
+	}
+	if s.rt.goLive.Load() > 0 {
+		s.refuseSweep(sc, "a goroutine of the session runs")
 		return
 	}
 	w := newReachWalk()
@@ -161,12 +164,19 @@ func (s *Session) sweepScope(sc *emily.Scope, extra []any) {
 		w.value(reflect.ValueOf(v))
 	}
 	if w.opaque != "" {
-		s.rt.sweep.refused.Add(1)
-		sc.Sweep(func(*emily.Tensor) bool { return true })
+		s.refuseSweep(sc, w.opaque)
 		return
 	}
 	s.rt.sweep.swept.Add(1)
 	s.rt.sweep.freed.Add(int64(sc.Sweep(func(t *emily.Tensor) bool { return w.live[t] })))
+}
+
+// refuseSweep frees nothing of sc, and resets its account so that the
+// next sweep is due only after as much again.
+func (s *Session) refuseSweep(sc *emily.Scope, why string) {
+	s.rt.sweep.refused.Add(1)
+	s.rt.sweep.why.Store(&why)
+	sc.Sweep(func(*emily.Tensor) bool { return true })
 }
 
 // calledFromTopLevel reports whether the caller's caller is the chunk's
@@ -304,12 +314,17 @@ func (w *reachWalk) value(v reflect.Value) {
 		if v.IsNil() {
 			return
 		}
+		if recv, ok := methodReceiver(v); ok {
+			w.value(recv) // a method value of compiled code holds its receiver
+			return
+		}
 		switch pc := v.Pointer(); {
 		case isPlainFunc(pc):
-		case w.funcsStill && strings.HasPrefix(funcName(pc), "reflect."):
+		case w.funcsStill && funcName(pc) == "reflect.makeFuncStub":
 			// An interpreted function (yaegi hands them out made by
 			// reflect.MakeFunc), or one of emily's Jit and Grad, which
-			// hold what they trace through the function they wrap.
+			// hold what they trace through the function they wrap. (A
+			// method value, reflect.methodValueCall, holds its receiver.)
 		default:
 			w.opaque = "a function value (" + funcName(pc) + ")"
 		}
@@ -414,3 +429,122 @@ func funcName(pc uintptr) string {
 	}
 	return "unknown"
 }
+
+// methodReceiver returns the receiver that a method value of compiled
+// code holds (what yaegi makes of `t.Eval`, or `emily.Sum(y).Item()`'s
+// callee, kept in a slot). reflect has no accessor for it, so it is read
+// from reflect's layout: a Value made by Value.Method carries the
+// receiver's type and pointer and flagMethod; stored in a variable, it
+// becomes a function (code reflect.methodValueCall) whose context is a
+// reflect.methodValue, which holds the receiver as a Value.
+// methodLayoutOK checks both once against a known receiver; ok is false
+// for anything else, and the walk then treats the function as opaque.
+func methodReceiver(v reflect.Value) (reflect.Value, bool) {
+	if !methodLayoutOK || v.Kind() != reflect.Func {
+		return reflect.Value{}, false
+	}
+	r := *(*rvalue)(unsafe.Pointer(&v))
+	if r.flag&flagMethod != 0 {
+		return methodFlagReceiver(r)
+	}
+	return methodCtxtReceiver(r)
+}
+
+// rvalue mirrors reflect.Value: type, pointer, flags.
+type rvalue struct {
+	typ  unsafe.Pointer
+	ptr  unsafe.Pointer
+	flag uintptr
+}
+
+// reflect's flag bits (reflect/value.go, unchanged since Go 1.13).
+const (
+	flagKindMask uintptr = 1<<5 - 1
+	flagRO       uintptr = 1<<5 | 1<<6
+	flagIndir    uintptr = 1 << 7
+	flagAddr     uintptr = 1 << 8
+	flagMethod   uintptr = 1 << 9
+)
+
+// methodValueCtxt mirrors reflect.methodValue (reflect/makefunc.go):
+// makeFuncCtxt (fn, stack, argLen, regPtrs), method, rcvr.
+type methodValueCtxt struct {
+	fn      uintptr
+	stack   unsafe.Pointer
+	argLen  uintptr
+	regPtrs [2]uint8 // abi.IntArgRegBitmap on amd64 and arm64
+	method  int
+	rcvr    rvalue
+}
+
+// methodFlagReceiver rebuilds the receiver of a Value with flagMethod, as
+// reflect's makeMethodValue does.
+func methodFlagReceiver(r rvalue) (reflect.Value, bool) {
+	if r.typ == nil {
+		return reflect.Value{}, false
+	}
+	var e any
+	(*[2]unsafe.Pointer)(unsafe.Pointer(&e))[0] = r.typ
+	t := reflect.TypeOf(e)
+	if t == nil {
+		return reflect.Value{}, false
+	}
+	rv := rvalue{typ: r.typ, ptr: r.ptr, flag: r.flag&(flagRO|flagAddr|flagIndir) | uintptr(t.Kind())}
+	return *(*reflect.Value)(unsafe.Pointer(&rv)), true
+}
+
+// methodCtxtReceiver reads the receiver from the context of a function
+// whose code is reflect.methodValueCall.
+func methodCtxtReceiver(r rvalue) (reflect.Value, bool) {
+	p := r.ptr
+	if r.flag&flagIndir != 0 && p != nil {
+		p = *(*unsafe.Pointer)(p)
+	}
+	if p == nil || funcName(**(**uintptr)(unsafe.Pointer(&p))) != "reflect.methodValueCall" {
+		return reflect.Value{}, false
+	}
+	c := (*methodValueCtxt)(p)
+	if c.rcvr.typ == nil || c.rcvr.flag&flagMethod != 0 {
+		return reflect.Value{}, false
+	}
+	rcvr := c.rcvr
+	return *(*reflect.Value)(unsafe.Pointer(&rcvr)), true
+}
+
+// methodLayoutOK is whether methodReceiver finds the receiver of method
+// values of a known pointer, as made by Method and as kept in a variable,
+// compared word by word before any is used as a Value.
+var methodLayoutOK = func() (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	recv := &methodProbe{}
+	var want any = recv
+	words := *(*[2]unsafe.Pointer)(unsafe.Pointer(&want))
+	m := reflect.ValueOf(recv).Method(0)
+	r := *(*rvalue)(unsafe.Pointer(&m))
+	if r.flag&flagMethod == 0 || r.typ != words[0] || r.ptr != words[1] || r.flag&flagKindMask != uintptr(reflect.Func) {
+		return false
+	}
+	slot := reflect.New(m.Type()).Elem()
+	slot.Set(m)
+	s := *(*rvalue)(unsafe.Pointer(&slot))
+	if s.flag&flagMethod != 0 || s.flag&flagIndir == 0 || s.ptr == nil {
+		return false
+	}
+	p := *(*unsafe.Pointer)(s.ptr)
+	if p == nil || funcName(**(**uintptr)(unsafe.Pointer(&p))) != "reflect.methodValueCall" {
+		return false
+	}
+	c := (*methodValueCtxt)(p)
+	if c.rcvr.typ != words[0] || c.rcvr.ptr != words[1] || c.rcvr.flag&flagKindMask != uintptr(reflect.Pointer) {
+		return false
+	}
+	return true
+}()
+
+type methodProbe struct{ _ int }
+
+func (*methodProbe) M() {}
