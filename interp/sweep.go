@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/emily-go/emily"
@@ -70,6 +71,7 @@ type sweeper struct {
 	// tensors freed.
 	swept, refused, freed atomic.Int64
 	why                   atomic.Pointer[string] // the last refusal's reason
+	skip                  atomic.Int64           // due sweeps to skip after a slow walk
 }
 
 func newSweeper() *sweeper { return &sweeper{due: make(chan struct{}, 1)} }
@@ -127,6 +129,11 @@ func (s *Session) sweepInLoop() {
 		s.refuseSweep(sc, "a loop body inside a call")
 		return
 	}
+	if n := s.rt.sweep.skip.Load(); n > 0 {
+		s.rt.sweep.skip.Add(-1)
+		sc.Sweep(func(*emily.Tensor) bool { return true }) // later, and less often
+		return
+	}
 	s.sweepScope(sc, nil)
 }
 
@@ -155,6 +162,15 @@ func (s *Session) sweepScope(sc *emily.Scope, extra []any) {
 		s.refuseSweep(sc, "a goroutine of the session runs")
 		return
 	}
+	began := time.Now()
+	defer func() {
+		// A session whose variables take long to walk (a huge slice of
+		// structs) sweeps less often: a walk of more than ~1 ms costs
+		// more than the page faults of the 4 MB it frees would.
+		if d := time.Since(began); d > time.Millisecond {
+			s.rt.sweep.skip.Store(int64(d / time.Millisecond))
+		}
+	}()
 	w := newReachWalk()
 	// Interpreted function values cannot be seen into; they are harmless
 	// while none was made or called since the chunk began (ClosureEvents).

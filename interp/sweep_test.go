@@ -289,3 +289,21 @@ func TestReachWalkSeesMethodReceivers(t *testing.T) {
 		t.Error("a compiled closure was walked as if it held nothing")
 	}
 }
+
+// TestSweepBacksOffSlowWalks: a session whose variables take long to walk
+// (a million structs that may hold a tensor) sweeps its loops less often
+// than every 4 MB, or each walk would cost more than it saves.
+func TestSweepBacksOffSlowWalks(t *testing.T) {
+	s, _ := newSession(t)
+	mustRun(t, s, "type Box struct{ W *emily.Tensor }", "big := make([]Box, 1<<20)\n_ = big")
+	before := s.rt.sweep.swept.Load()
+	mustRun(t, s, "for i := 0; i < 20; i++ {\n\t_ = emily.Add(emily.Ones(1<<20), emily.Scalar(1))\n}")
+	swept := s.rt.sweep.swept.Load() - before
+	t.Logf("20 iterations, each making 8 MB: %d sweeps", swept)
+	if swept > 6 {
+		t.Errorf("%d sweeps of a slow walk in 20 iterations, want it to back off (≤ 6)", swept)
+	}
+	if swept == 0 {
+		t.Error("no sweep at all: the loop's garbage waited for the collector")
+	}
+}
