@@ -84,11 +84,8 @@ func (s *Scope) Pending() []*Tensor {
 func (s *Scope) Sweep(live func(*Tensor) bool) int {
 	pending := s.Pending()
 	var dead []*Tensor
-	var kept []*Tensor
 	for _, t := range pending {
-		if live(t) {
-			kept = append(kept, t)
-		} else {
+		if !live(t) {
 			dead = append(dead, t)
 		}
 	}
@@ -116,7 +113,9 @@ func (s *Scope) Sweep(live func(*Tensor) bool) int {
 	clear(s.made[len(made):])
 	s.made = made
 	if st := s.sweep; st != nil {
-		if len(freed) < len(kept) {
+		// Most of what was made since the last sweep still live: a loop
+		// that keeps what it makes; sweep it less often.
+		if 2*len(freed) < st.count {
 			st.dueBytes = min(2*st.dueBytes, 1<<40)
 			st.dueCount = min(2*st.dueCount, 1<<30)
 		} else {

@@ -113,38 +113,55 @@ func TestSweepKeepsReachable(t *testing.T) {
 	s, _ := newSession(t)
 	mustRun(t, s,
 		"type Box struct{ W *emily.Tensor; any any }\ntype Named struct{ W *emily.Tensor }\nfunc (n Named) T() *emily.Tensor { return n.W }\ntype TS interface{ T() *emily.Tensor }",
-		"func mk(v float64) *emily.Tensor { return emily.Full(v, 4) }",
+		"func mk(v float64) *emily.Tensor { return emily.Full(v, 4) }\nfunc fresh() []*emily.Tensor { return []*emily.Tensor{mk(60), mk(65)} }",
 		"func capture(t *emily.Tensor) func() *emily.Tensor { return func() *emily.Tensor { return t } }",
 		"old := capture(mk(100))\nvar keep func() *emily.Tensor\nsetter := func(t *emily.Tensor) { keep = func() *emily.Tensor { return t } }",
 	)
+	// Each tensor is made inside a function, so that no temporary of the
+	// cell holds it directly: only the container it is returned in does.
+	mustRun(t, s, `func inSlice(v float64) []*emily.Tensor { return []*emily.Tensor{mk(v)} }
+func inMap(v float64) map[string]*emily.Tensor { return map[string]*emily.Tensor{"one": mk(v)} }
+func inArray(v float64) [2]*emily.Tensor { return [2]*emily.Tensor{nil, mk(v)} }
+func inBox(v float64) *Box { return &Box{W: emily.Add(mk(v), emily.Scalar(0))} }
+func inNamed(v float64) TS { return Named{W: mk(v)} }
+func inAnySlice(v float64) any { return []any{mk(v)} }
+func inAny(v float64) any { return mk(v) }
+func inPtr(v float64) **emily.Tensor { t := mk(v); return &t }
+func inNested(v float64) map[int][]*Box { return map[int][]*Box{5: {{W: mk(v)}}} }
+func inStructValue(v float64) Box { return Box{any: mk(v)} }`)
 	cell := `var list []*emily.Tensor
-m := map[string]*emily.Tensor{}
+var m map[string]*emily.Tensor
 var arr [2]*emily.Tensor
-box := &Box{}
+var box *Box
 var ts TS
-var anyV any
+var anyS, anyV any
 var p **emily.Tensor
-nested := map[int][]*Box{}
-for i := 0; i < 6; i++ {
+var nested map[int][]*Box
+var sv Box
+for i := 0; i < 10; i++ {
 	` + sweepGarbage + `
-	t := mk(float64(i))
+	v := float64(i)
 	switch i {
 	case 0:
-		list = append(list, t)
+		list = inSlice(v)
 	case 1:
-		m["one"] = t
+		m = inMap(v)
 	case 2:
-		arr[1] = t
-		box.W = emily.Add(t, emily.Scalar(0)) // a tensor made in the loop, held by a field
+		arr = inArray(v)
 	case 3:
-		ts = Named{W: t}
-		box.any = []any{t}
+		box = inBox(v)
 	case 4:
-		anyV = t
-		q := &t
-		p = q
+		ts = inNamed(v)
 	case 5:
-		nested[5] = append(nested[5], &Box{W: t})
+		anyS = inAnySlice(v)
+	case 6:
+		anyV = inAny(v)
+	case 7:
+		p = inPtr(v)
+	case 8:
+		nested = inNested(v)
+	case 9:
+		sv = inStructValue(v)
 	}
 }
 for k, v := range map[string]*emily.Tensor{"a": mk(10), "b": mk(20)} {
@@ -155,19 +172,29 @@ for _, v := range []*emily.Tensor{mk(30), mk(40)} {
 	` + sweepGarbage + `
 	list = append(list, v)
 }
+for _, v := range fresh() {
+	` + sweepGarbage + `
+	list = append(list, v)
+}
+for _, v := range [2]*emily.Tensor{mk(70), mk(80)} {
+	` + sweepGarbage + `
+	list = append(list, v)
+}
 last := mk(50)`
-	r := mustRun(t, s, cell)
-	_ = r
-	r = mustRun(t, s, `sum := func(t *emily.Tensor) float64 { return emily.Sum(t).Item() }
-fmt.Println(sum(list[0]), sum(m["one"]), sum(arr[1]), sum(box.W), sum(ts.T()), sum(box.any.([]any)[0].(*emily.Tensor)))
-fmt.Println(sum(anyV.(*emily.Tensor)), sum(*p), sum(nested[5][0].W), sum(m["a"]), sum(m["b"]), sum(list[1]), sum(list[2]), sum(last))
+	before := s.rt.sweep.swept.Load()
+	mustRun(t, s, cell)
+	// Every loop above sweeps at the top of its iterations (10 + 2 + 2 + 2
+	// + 2) and the chunk's end once more, unless something was opaque.
+	if swept := s.rt.sweep.swept.Load() - before; swept < 18 {
+		t.Errorf("the cell swept %d times (%d refused, last because of %s), want ≥ 18: the test exercised less than it says", swept, s.rt.sweep.refused.Load(), refusal(s))
+	}
+	r := mustRun(t, s, `sum := func(t *emily.Tensor) float64 { return emily.Sum(t).Item() }
+fmt.Println(sum(list[0]), sum(m["one"]), sum(arr[1]), sum(box.W), sum(ts.T()), sum(anyS.([]any)[0].(*emily.Tensor)), sum(anyV.(*emily.Tensor)), sum(*p), sum(nested[5][0].W), sum(sv.any.(*emily.Tensor)))
+fmt.Println(sum(m["a"]), sum(m["b"]), sum(list[1]), sum(list[2]), sum(list[3]), sum(list[4]), sum(list[5]), sum(list[6]), sum(last))
 fmt.Println(sum(old()))`)
-	want := "0 4 8 8 12 12\n16 16 20 40 80 120 160 200\n400\n"
+	want := "0 4 8 12 16 20 24 28 32 36\n40 80 120 160 240 260 280 320 200\n400\n"
 	if r.stdout != want {
 		t.Errorf("got\n%s\nwant\n%s", r.stdout, want)
-	}
-	if s.rt.sweep.swept.Load() == 0 {
-		t.Errorf("no sweep ran (%d refused): the test exercised nothing", s.rt.sweep.refused.Load())
 	}
 }
 
