@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/emily-go/emily"
@@ -71,7 +70,7 @@ type sweeper struct {
 	// tensors freed.
 	swept, refused, freed atomic.Int64
 	why                   atomic.Pointer[string] // the last refusal's reason
-	skip                  atomic.Int64           // due sweeps to skip after a slow walk
+	skip                  atomic.Int64           // due sweeps to skip after a long walk
 }
 
 func newSweeper() *sweeper { return &sweeper{due: make(chan struct{}, 1)} }
@@ -162,16 +161,17 @@ func (s *Session) sweepScope(sc *emily.Scope, extra []any) {
 		s.refuseSweep(sc, "a goroutine of the session runs")
 		return
 	}
-	began := time.Now()
+	w := newReachWalk()
 	defer func() {
 		// A session whose variables take long to walk (a huge slice of
-		// structs) sweeps less often: a walk of more than ~1 ms costs
-		// more than the page faults of the 4 MB it frees would.
-		if d := time.Since(began); d > time.Millisecond {
-			s.rt.sweep.skip.Store(int64(d / time.Millisecond))
+		// structs) sweeps less often: a walk of more than ~50,000 values
+		// (~1 ms) costs more than the page faults of the 4 MB it frees.
+		// Counted, not timed: on a loaded machine a descheduled walk
+		// looked slow and the loop skipped sweeps for nothing.
+		if w.visits > walkBudget {
+			s.rt.sweep.skip.Store(int64(w.visits / walkBudget))
 		}
 	}()
-	w := newReachWalk()
 	// Interpreted function values cannot be seen into; they are harmless
 	// while none was made or called since the chunk began (ClosureEvents).
 	w.funcsStill = s.yi.ClosureEvents() == s.rt.sweep.closuresAt.Load()
@@ -230,7 +230,12 @@ func calledFromTopLevel() bool {
 }
 
 // reachWalk finds the tensors reachable from the values it is given.
+// walkBudget is the number of values a walk may visit before the
+// session sweeps its loops less often (~1 ms of walking).
+const walkBudget = 50_000
+
 type reachWalk struct {
+	visits     int // values visited
 	live       map[*emily.Tensor]bool
 	seen       map[visitKey]bool
 	opaque     string // what the walk could not see into, if anything
@@ -259,6 +264,7 @@ func (w *reachWalk) value(v reflect.Value) {
 	if w.opaque != "" || !v.IsValid() {
 		return
 	}
+	w.visits++
 	t := v.Type()
 	if t == tensorType {
 		if !v.IsNil() {

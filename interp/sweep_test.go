@@ -317,10 +317,10 @@ func TestReachWalkSeesMethodReceivers(t *testing.T) {
 	}
 }
 
-// TestSweepBacksOffSlowWalks: a session whose variables take long to walk
+// TestSweepBacksOffLongWalks: a session whose variables take long to walk
 // (a million structs that may hold a tensor) sweeps its loops less often
 // than every 4 MB, or each walk would cost more than it saves.
-func TestSweepBacksOffSlowWalks(t *testing.T) {
+func TestSweepBacksOffLongWalks(t *testing.T) {
 	s, _ := newSession(t)
 	mustRun(t, s, "type Box struct{ W *emily.Tensor }", "big := make([]Box, 1<<20)\n_ = big")
 	before := s.rt.sweep.swept.Load()
