@@ -6,15 +6,16 @@
 # (default 3); prints each column's min–median–max and the ratios to MLX
 # Python (issue 25: ≤ 1.5×). With REV, the emily-repl of that revision
 # runs in each round too (built from `git archive` in /tmp), for a
-# before/after. Needs `make build` and .venv (jupyter_client, NumPy).
+# before/after (BEFORE_BIN=PATH: an emily-repl built already, instead of
+# REV). Needs `make build` and .venv (jupyter_client, NumPy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds="${BENCH_ROUNDS:-3}"
 py="${PYTHON:-.venv/bin/python}"
 bin="$PWD/bin/emily-repl"
 export LD_LIBRARY_PATH="$PWD/.deps/mlx/mlx/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-before=""
-if [[ $# -ge 1 ]]; then
+before="${BEFORE_BIN:-}"
+if [[ -z "$before" && $# -ge 1 ]]; then
   src="$(mktemp -d /tmp/bench-repl-src.XXXXXX)"
   git archive "$1" | tar -x -C "$src"
   ln -s "$PWD/.deps" "$src/.deps"
