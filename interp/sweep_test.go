@@ -240,6 +240,13 @@ func TestSweepLeavesWhatItCannotSee(t *testing.T) {
 			want:  "20",
 		},
 		{
+			name:  "handed to a running goroutine",
+			setup: "ch := make(chan *emily.Tensor)\ndone := make(chan bool)\nfinished := make(chan bool)\nvar got float64\ngo func() {\n\tt := <-ch\n\t<-done\n\tgot = emily.Sum(t).Item()\n\tfinished <- true\n}()",
+			cell:  "for i := 0; i < 3; i++ {\n\t" + sweepGarbage + "\n\tif i == 0 {\n\t\tch <- emily.Full(4.0, 4)\n\t}\n}",
+			check: "close(done)\n<-finished\ngot",
+			want:  "16",
+		},
+		{
 			name:  "range over a function",
 			setup: "func seq(yield func(int) bool) {\n\thidden := emily.Full(1.0, 4)\n\tfor i := 0; i < 3; i++ {\n\t\tif !yield(i) {\n\t\t\treturn\n\t\t}\n\t}\n\tseen = emily.Sum(hidden).Item()\n}\nvar seen float64",
 			cell:  "for i := range seq {\n\t" + sweepGarbage + "\n\t_ = i\n}",
