@@ -240,7 +240,7 @@ func TestSweepLeavesWhatItCannotSee(t *testing.T) {
 			want:  "20",
 		},
 		{
-			name:  "handed to a running goroutine",
+			name: "handed to a running goroutine",
 			// The goroutine reads only its arguments: one that reads the
 			// global frame while the next cell grows it races inside yaegi.
 			setup: "ch := make(chan *emily.Tensor)\ndone := make(chan bool)\nfinished := make(chan float64)\ngo func(ch chan *emily.Tensor, done chan bool, finished chan float64) {\n\tt := <-ch\n\t<-done\n\tfinished <- emily.Sum(t).Item()\n}(ch, done, finished)",
