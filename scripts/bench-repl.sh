@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-repl.sh [REV]: the eager 1M-element 100-op chain typed as top-level
-# code, without a scope (bench/repl/chain.go), in the REPL (a REPL file)
+# code, without a scope (bench/repl/chain.repl), in the REPL (a REPL file)
 # and in the Jupyter kernel (one cell), beside MLX Python's eager chain
 # (bench/peers.py, on the same libmlx.so), in turns, BENCH_ROUNDS rounds
 # (default 3); prints each column's min–median–max and the ratios to MLX
@@ -26,11 +26,11 @@ fi
 out="$(mktemp -d /tmp/bench-repl.XXXXXX)"
 for r in $(seq "$rounds"); do
   if [[ -n "$before" ]]; then
-    "$before" bench/repl/chain.go >"$out/before.$r.json"
-    "$py" bench/repl/kernel_chain.py "$before" bench/repl/chain.go >"$out/before-kernel.$r.json"
+    "$before" bench/repl/chain.repl >"$out/before.$r.json"
+    "$py" bench/repl/kernel_chain.py "$before" bench/repl/chain.repl >"$out/before-kernel.$r.json"
   fi
-  "$bin" bench/repl/chain.go >"$out/repl.$r.json"
-  "$py" bench/repl/kernel_chain.py "$bin" bench/repl/chain.go >"$out/kernel.$r.json"
+  "$bin" bench/repl/chain.repl >"$out/repl.$r.json"
+  "$py" bench/repl/kernel_chain.py "$bin" bench/repl/chain.repl >"$out/kernel.$r.json"
   "$py" bench/peers.py --site .deps/mlx --device cpu chain:1048576 >"$out/mlx.$r.json"
 done
 "$py" - "$out" "$rounds" <<'PY'

@@ -1,6 +1,6 @@
-"""kernel_chain.py BINARY FILE: runs FILE (a REPL file, bench/repl/chain.go)
+"""kernel_chain.py BINARY FILE: runs FILE (a REPL file, bench/repl/chain.repl)
 as one cell of the Emily Jupyter kernel that BINARY installs, and prints
-the cell's stdout (chain.go's JSON line). The kernelspec goes to a
+the cell's stdout (chain.repl's JSON line). The kernelspec goes to a
 temporary JUPYTER_DATA_DIR, so nothing of the user's is touched."""
 import os
 import subprocess
