@@ -275,6 +275,8 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 		s.refreshCompletion()
 		if !s.pendingRunning() { // an interrupted cell's call may still write, and hold MLX
 			s.releaseDead(code)
+		} else {
+			s.sweepCell(false)
 		}
 	}()
 

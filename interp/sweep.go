@@ -22,7 +22,9 @@ import (
 // of every statement chunk (sweepStart, inserted by the rewrite), which
 // collects the tensors the chunk's goroutine makes, and sweeps it at the
 // top of each iteration of the chunk's own loops (sweepLoop, when the
-// scope says enough was made to be worth it) and when the chunk ends. A
+// scope says enough was made to be worth it) and at the cell's end, once
+// the session has dropped the global frame's dead slots (release.go),
+// which until then hold the temporaries of the cell's statements. A
 // sweep frees the collected tensors that the session can no longer reach
 // (decision 15): it walks every slot of yaegi's global frame, and at the
 // end the values the cell shows, through pointers, interfaces, structs,
@@ -65,6 +67,7 @@ type sweeper struct {
 	// value when the chunk began.
 	closures   func() uint64
 	closuresAt atomic.Uint64
+	ended      []endedChunk  // the cell's chunks so far (the session's goroutine only)
 	due        chan struct{} // non-empty once the scope says a sweep is due
 	// stats, for tests and %memory-like reports: sweeps run, refused,
 	// tensors freed.
@@ -133,26 +136,55 @@ func (s *Session) sweepInLoop() {
 		sc.Sweep(func(*emily.Tensor) bool { return true }) // later, and less often
 		return
 	}
-	s.sweepScope(sc, nil)
+	s.sweepScope(sc, s.rt.sweep.closuresAt.Load(), nil)
 }
 
-// sweepChunkEnd sweeps the scope of the chunk that just ended, keeping
-// what it shows, for the last time.
+// sweepChunkEnd closes the scope of the chunk that just ended and keeps
+// it, with what the chunk shows, for the cell's end (sweepCell): until
+// the session drops the dead slots of the global frame, the temporaries
+// of the chunk's statements are still reachable through them.
 func (s *Session) sweepChunkEnd(shown []any) {
-	sc := s.rt.sweep.end()
+	w := s.rt.sweep
+	sc := w.end()
 	if sc == nil {
 		return
 	}
-	if s.pendingRunning() { // its goroutine is still in a call, holding what it made
-		sc.Sweep(func(*emily.Tensor) bool { return true })
-		return
+	w.ended = append(w.ended, endedChunk{sc, w.closuresAt.Load(), shown})
+}
+
+// endedChunk is the scope of a chunk of the running cell, waiting for the
+// cell's end.
+type endedChunk struct {
+	scope      *emily.Scope
+	closuresAt uint64 // ClosureEvents when the chunk began
+	shown      []any
+}
+
+// sweepCell is the last sweep of each chunk of the cell, after the
+// session dropped the global frame's dead slots (release.go); sweep false
+// (an interrupted call still running, a goroutine started by the cell)
+// lets go of everything. What the cell shows is kept: the front end
+// renders it after the cell.
+func (s *Session) sweepCell(sweep bool) {
+	w := s.rt.sweep
+	ended := w.ended
+	w.ended = nil
+	var shown []any
+	for _, e := range ended {
+		shown = append(shown, e.shown...)
 	}
-	s.sweepScope(sc, shown)
+	for _, e := range ended {
+		if !sweep {
+			e.scope.Sweep(func(*emily.Tensor) bool { return true })
+			continue
+		}
+		s.sweepScope(e.scope, e.closuresAt, shown)
+	}
 }
 
 // sweepScope frees what sc owns that no session value reaches, unless the
 // session holds something the walk cannot see into.
-func (s *Session) sweepScope(sc *emily.Scope, extra []any) {
+func (s *Session) sweepScope(sc *emily.Scope, closuresAt uint64, extra []any) {
 	if s.keepDead {
 		s.refuseSweep(sc, "the session keeps dead values")
 		return
@@ -174,7 +206,7 @@ func (s *Session) sweepScope(sc *emily.Scope, extra []any) {
 	}()
 	// Interpreted function values cannot be seen into; they are harmless
 	// while none was made or called since the chunk began (ClosureEvents).
-	w.funcsStill = s.yi.ClosureEvents() == s.rt.sweep.closuresAt.Load()
+	w.funcsStill = s.yi.ClosureEvents() == closuresAt
 	s.yi.VisitGlobalFrame(w.value)
 	for _, v := range extra {
 		w.value(reflect.ValueOf(v))

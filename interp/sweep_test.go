@@ -345,3 +345,19 @@ func TestSweepBacksOffLongWalks(t *testing.T) {
 		t.Error("no sweep at all: the loop's garbage waited for the collector")
 	}
 }
+
+// TestSweepCellEnd: a cell without a loop frees its temporaries at its
+// end: the Exp result of `y := emily.Exp(big).Eval()` … `y = nil` is
+// held only by a dead slot of the global frame (its call's), which the
+// session drops at the cell's end and then sweeps.
+func TestSweepCellEnd(t *testing.T) {
+	s, _ := newSession(t)
+	before := s.rt.sweep.freed.Load()
+	mustRun(t, s, "big := emily.Ones(1<<21)\ny := emily.Exp(big).Eval()\nfmt.Println(emily.Sum(y).Item())\ny = nil")
+	if n := s.rt.sweep.freed.Load() - before; n < 2 {
+		t.Errorf("the cell's end freed %d tensors (%d refused, last because of %s), want the Exp result and the Sum", n, s.rt.sweep.refused.Load(), refusal(s))
+	}
+	if r := mustRun(t, s, "emily.Sum(big).Item()"); r.res.Text != "2.097152e+06" {
+		t.Errorf("big after the sweep: %q", r.res.Text)
+	}
+}
