@@ -14,9 +14,11 @@ import (
 // Eager code without a scope (issue 25). A cell's eager ops make tensors
 // that Go frees only at a collection, and a handle that is still open
 // blocks MLX from donating its buffer to the next op: the 1M-element
-// 100-op chain typed into a cell took ~20× MLX Python's time on the CPU,
-// a fresh page-faulted 4 MB buffer per op. Inside emily.Scoped it runs at
-// MLX Python's speed, but people do not write scopes.
+// 100-op chain typed into a cell needed 804 MB instead of 72, a fresh
+// 4 MB buffer per op, and took 19–22× MLX Python's time in the CPU bar's
+// run (1.3–1.5× on the development machine; BENCHMARKS.md). Inside
+// emily.Scoped it runs at MLX Python's speed, but people do not write
+// scopes.
 //
 // So the session opens a sweep scope (emily.NewSweepScope) at the start
 // of every statement chunk (sweepStart, inserted by the rewrite), which
@@ -31,9 +33,11 @@ import (
 // arrays, slices and maps, and keeps every tensor it finds. Where it meets
 // what it cannot see into, it frees nothing and leaves the tensors to the
 // collector, as before:
-//   - a function value other than a plain declared function (a closure,
-//     interpreted or compiled, may capture a tensor in a variable of its
-//     own),
+//   - a function value other than a plain declared function or a method
+//     value of compiled code (whose receiver is walked): a closure of
+//     compiled code, and an interpreted one once any was made or called
+//     since the chunk began (yaegi's ClosureEvents), may capture a tensor
+//     in a variable of its own;
 //   - a channel whose elements may hold a tensor (its buffer cannot be
 //     read without receiving), an unsafe.Pointer;
 //   - a running goroutine of the session (its stack), a chunk with a go
@@ -69,8 +73,7 @@ type sweeper struct {
 	closuresAt atomic.Uint64
 	ended      []endedChunk  // the cell's chunks so far (the session's goroutine only)
 	due        chan struct{} // non-empty once the scope says a sweep is due
-	// stats, for tests and %memory-like reports: sweeps run, refused,
-	// tensors freed.
+	// for tests: sweeps run, refused, tensors freed.
 	swept, refused, freed atomic.Int64
 	why                   atomic.Pointer[string] // the last refusal's reason
 	skip                  atomic.Int64           // due sweeps to skip after a long walk
