@@ -30,6 +30,7 @@ type Scope struct {
 	gid    uintptr
 	made   []*Tensor
 	closed bool
+	sweep  *sweepState // non-nil for a sweep scope (NewSweepScope)
 }
 
 var scopes struct {
@@ -94,6 +95,10 @@ func (s *Scope) Close() {
 		}
 	}
 	scopes.count.Add(-1)
+	if s.sweep != nil { // it stops collecting; its last Sweep decides (sweep.go)
+		scopes.Unlock()
+		return
+	}
 	made := s.made
 	s.made = nil
 	var release []*Tensor
@@ -125,11 +130,18 @@ func track(t *Tensor) *Tensor {
 	}
 	gid := goroutineKey()
 	scopes.Lock()
+	var due func()
 	if s := scopes.open[gid]; s != nil {
 		t.scope = s
 		s.made = append(s.made, t)
+		if s.sweep != nil {
+			due = s.sweep.add(t)
+		}
 	}
 	scopes.Unlock()
+	if due != nil {
+		due()
+	}
 	return t
 }
 

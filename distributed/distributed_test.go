@@ -255,6 +255,16 @@ func init() {
 		}
 		return nil
 	}
+	// neighbours: on a ring of 4, rank r reaches r±1 only.
+	rankCases["neighbours"] = func(g *distributed.Group) error {
+		x := emily.FromSlice([]float32{1}, 1)
+		far := (g.Rank() + 2) % g.Size()
+		e := panicErr(func() { distributed.Send(x, far, g) })
+		if e == nil || !strings.Contains(e.Error(), "reaches only its neighbours") || !strings.Contains(e.Error(), "mpi") {
+			return fmt.Errorf("Send to rank %d: %v", far, e)
+		}
+		return nil
+	}
 	// hang: rank 1 never reaches the collective.
 	rankCases["hang"] = func(g *distributed.Group) error {
 		if g.Rank() == 1 {
@@ -268,6 +278,8 @@ func init() {
 func TestCollectivesTwoRanks(t *testing.T) { wantRanksOK(t, "collectives", 2) }
 
 func TestGradientsTwoRanks(t *testing.T) { wantRanksOK(t, "grads", 2) }
+
+func TestRingNeighboursFourRanks(t *testing.T) { wantRanksOK(t, "neighbours", 4) }
 
 func TestAverageGradientsBucketsTwoRanks(t *testing.T) { wantRanksOK(t, "buckets", 2) }
 

@@ -99,14 +99,24 @@ func (s *Session) runChunk(ctx context.Context, code string, c cell.Chunk) (Resu
 		}
 	}
 	goSeq := s.goSeq
+	hooks := cell.Hooks{LoopCheck: checkStmt, GoRecover: goRecoverStmt}
+	// A chunk with a go statement is not swept (sweep.go): its goroutine
+	// may not have started, nor counted itself as running, by the sweep.
+	tracked := c.Kind == cell.StmtChunk && !goKeyword.MatchString(text)
+	if tracked {
+		hooks.Start, hooks.TopLoop = sweepStart, sweepLoop
+	}
 	rewrite := func(show ast.Expr) *cell.Rewriter {
 		r := &cell.Rewriter{Src: text}
 		seq := goSeq
-		cell.RewriteChunk(r, p, off, &seq, cell.Hooks{LoopCheck: checkStmt, GoRecover: goRecoverStmt})
+		cell.RewriteChunk(r, p, off, &seq, hooks)
 		s.goSeq = seq
 		if show != nil {
 			r.Add(cell.Edit{Lo: off(show.Pos()), Hi: off(show.Pos()), Text: rtName + ".Show("})
 			r.Add(cell.Edit{Lo: off(show.End()), Hi: off(show.End()), Text: ")"})
+		}
+		if tracked { // after Show's parenthesis, which may end the chunk too
+			r.Add(cell.Edit{Lo: len(text), Hi: len(text), Text: sweepEnd})
 		}
 		r.Sort()
 		return r
@@ -129,6 +139,7 @@ func (s *Session) runChunk(ctx context.Context, code string, c cell.Chunk) (Resu
 	s.noteFuncs(p)
 	s.rt.takeShown()
 	if err := s.execute(ctx, prog, code); err != nil {
+		s.sweepChunkEnd(nil)
 		return Result{}, err
 	}
 	if fs := funcDecls(p); len(fs) > 0 {
@@ -140,9 +151,11 @@ func (s *Session) runChunk(ctx context.Context, code string, c cell.Chunk) (Resu
 		s.rebindCallers(fnames, since)
 	}
 	if show == nil {
+		s.sweepChunkEnd(nil)
 		return Result{}, nil
 	}
 	vs, ok := s.rt.takeShown()
+	s.sweepChunkEnd(vs) // what the cell shows stays
 	if !ok {
 		return Result{}, nil
 	}

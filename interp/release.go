@@ -43,12 +43,15 @@ func (s *Session) releaseDead(code string) {
 	// and after a cell with a go statement, whose goroutine may not have
 	// reached its GoStart yet. A later cell releases what is left.
 	if s.rt.goLive.Load() > 0 || goKeyword.MatchString(code) {
+		s.sweepCell(false)
 		return
 	}
 	if s.keepDead {
+		s.sweepCell(false)
 		return
 	}
 	s.yi.ReleaseUnreachable()
+	s.sweepCell(true) // the cell's tensors that only dead slots held (sweep.go)
 	m, err := mlxbind.Memory()
 	if err != nil || m.Active < releaseFloor || float64(m.Active) < 1.25*float64(s.releasedAt) {
 		return

@@ -57,13 +57,18 @@ type runtimeSyms struct {
 	// cellGID is the goroutine last found running a cell (sleep).
 	cellGID atomic.Uint64
 
+	// sweep is the sweep scope of the running chunk (sweep.go), and
+	// sweepNow runs a sweep from a loop of the chunk's own code.
+	sweep    *sweeper
+	sweepNow func()
+
 	// goStart and goEnd mark an interpreted goroutine's id as supervised
 	// (guard.go) while it runs.
 	goStart, goEnd func(id uint64)
 }
 
 func newRuntimeSyms(goPanic func(any, int)) *runtimeSyms {
-	return &runtimeSyms{stop: make(chan struct{}, 1), stopped: make(chan struct{}), jits: map[string]any{}, goPanic: goPanic}
+	return &runtimeSyms{stop: make(chan struct{}, 1), stopped: make(chan struct{}), jits: map[string]any{}, goPanic: goPanic, sweep: newSweeper()}
 }
 
 // interrupt asks running interpreted loops, and emily.While loops (which
@@ -203,7 +208,15 @@ func (r *runtimeSyms) exports() interp.Exports {
 				defer r.mu.Unlock()
 				return r.jits[name]
 			}),
-			"Tensor": reflect.ValueOf((*emily.Tensor)(nil)),
+			"Tensor":  reflect.ValueOf((*emily.Tensor)(nil)),
+			"Track":   reflect.ValueOf(r.sweep.track),
+			"Untrack": reflect.ValueOf(r.sweep.untrack),
+			"Due":     reflect.ValueOf(r.sweep.due),
+			"Sweep": reflect.ValueOf(func() {
+				if r.sweepNow != nil {
+					r.sweepNow()
+				}
+			}),
 		},
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{
 			show: displayTypes,

@@ -128,6 +128,8 @@ func New(opts Options) (*Session, error) {
 		s.stdin.def = os.Stdin
 	}
 	s.rt = newRuntimeSyms(s.reportGoPanic)
+	s.rt.sweepNow = s.sweepInLoop
+	s.rt.sweep.closures = func() uint64 { return s.yi.ClosureEvents() }
 	s.rt.goStart, s.rt.goEnd = s.goroutines.enter, s.goroutines.leave
 	env := opts.Env
 	if env == nil {
@@ -273,6 +275,8 @@ func (s *Session) ExecuteFrom(ctx context.Context, origin Origin, code string, s
 		s.refreshCompletion()
 		if !s.pendingRunning() { // an interrupted cell's call may still write, and hold MLX
 			s.releaseDead(code)
+		} else {
+			s.sweepCell(false)
 		}
 	}()
 

@@ -57,7 +57,10 @@ const GroupEntry& entry_at(const char* op, int id) {
 
 [[noreturn]] void lacks(const char* op, const std::string& backend, const std::string& what,
                         const std::string& instead) {
-  throw std::invalid_argument(std::string(op) + ": the " + backend + " backend has no " + what + "; " + instead);
+  // The Go side names group methods itself (distributed.Split): op is
+  // empty there.
+  std::string prefix = op[0] ? std::string(op) + ": " : std::string();
+  throw std::invalid_argument(prefix + "the " + backend + " backend has no " + what + "; " + instead);
 }
 
 // peer_check: send and recv need a peer in range and not this rank; ring
@@ -178,7 +181,7 @@ int emily_dist_split(int* out, int id, int color, int key, char** err) {
       return;
     }
     if (e.backend == "ring") {
-      emily::lacks("distributed.Split", "ring", "split", "use the nccl or mpi backend (emily-repl launch --backend mpi)");
+      emily::lacks("", "ring", "split", "use the nccl or mpi backend (emily-repl launch --backend mpi)");
     }
     auto g = e.group.split(color, key);
     std::string bk = e.backend;

@@ -3,6 +3,7 @@ library behind `jupyter nbconvert --execute`, on the emily kernel."""
 import base64
 import os
 import pathlib
+import re
 
 import nbformat
 import numpy as np
@@ -309,3 +310,22 @@ def test_text_generation_streams_into_one_display(binary):
     assert "step(" in texts[8] and "[eval]:" in texts[8] and "program: 33 input(s)" in texts[8], texts[8][:500]
     assert re.search(r"\d+ tokens \((length|eog)\): first token after \S+, then [0-9.]+ tok/s", texts[9]), texts[9]
     assert re.search(r"\{Traces:\d+ NativeCalls:\d+", texts[9]), texts[9]
+
+
+def test_data_parallel_matches_one_rank():
+    """notebooks/data-parallel.ipynb (issue 23): the loss curve on two ring
+    ranks (each half of every batch, gradients averaged in the jitted
+    step) is the one-process curve on the whole batches, to float32
+    rounding, step by step."""
+    texts = run("data-parallel.ipynb")
+    text = "".join(texts)
+    curves = {}
+    for m in re.finditer(r"(\d) rank\(s\), \d+ rows a step each, loss per step: \[([^\]]*)\]", text):
+        curves[int(m.group(1))] = [float(v) for v in m.group(2).split()]
+    assert set(curves) == {1, 2}, text
+    one, two = np.array(curves[1]), np.array(curves[2])
+    assert len(one) == len(two) == 24
+    assert one[-1] < 0.6 * one[0], one  # it trains
+    np.testing.assert_allclose(two, one, rtol=2e-5, atol=2e-6)
+    assert "[rank 1] this process is rank 1 of 2 (ring)" in text, text
+    assert texts[-1].strip() == "24", texts[-1]  # the session's own losses, kept

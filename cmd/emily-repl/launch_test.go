@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -73,5 +75,73 @@ func TestLaunchUsage(t *testing.T) {
 	_, errOut, code := launchFile(t, launchProg, "--backend", "gloo", "-n", "2")
 	if code == 0 || !strings.Contains(errOut, `unknown backend "gloo": use ring, nccl or mpi`) {
 		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+}
+
+// Ctrl-C (SIGINT to the launcher) stops every rank: the launcher exits 130
+// at once, and the ranks, which lead their own process groups, are gone.
+func TestLaunchInterruptStopsEveryRank(t *testing.T) {
+	dir := t.TempDir()
+	prog := `package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+func main() {
+	fmt.Println("ready", os.Getpid())
+	for {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "prog.go"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary(t), "launch", "-n", "2", "prog.go")
+	cmd.Dir = dir
+	out, _ := cmd.StdoutPipe()
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	buf := make([]byte, 4096)
+	var seen string
+	deadline := time.Now().Add(60 * time.Second)
+	for len(pids) < 2 && time.Now().Before(deadline) {
+		n, err := out.Read(buf)
+		seen += string(buf[:n])
+		if err != nil {
+			break
+		}
+		pids = pids[:0]
+		for _, l := range strings.Split(seen, "\n") {
+			var r, pid int
+			if _, err := fmt.Sscanf(l, "[rank %d] ready %d", &r, &pid); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	if len(pids) < 2 {
+		cmd.Process.Kill()
+		t.Fatalf("the ranks did not start: %q %s", seen, errOut.String())
+	}
+	began := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 || time.Since(began) > 10*time.Second {
+		t.Fatalf("exit %d (%v) after %v; stderr %s", code, err, time.Since(began), errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "interrupted; stopped ranks 0, 1") {
+		t.Errorf("stderr: %s", errOut.String())
+	}
+	for _, pid := range pids {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("rank process %d still runs", pid)
+		}
 	}
 }

@@ -436,8 +436,10 @@ func (l *lastLine) get() string {
 	return l.s
 }
 
-// prefixWriter writes whole lines, each behind the rank's prefix.
+// prefixWriter writes whole lines, each behind the rank's prefix. It may
+// be written from several goroutines (a session's cell and its fd router).
 type prefixWriter struct {
+	bufMu  sync.Mutex // guards buf
 	mu     *sync.Mutex
 	w      io.Writer
 	prefix string
@@ -450,6 +452,8 @@ func newPrefixWriter(w io.Writer, mu *sync.Mutex, prefix string, last *lastLine)
 }
 
 func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.bufMu.Lock()
+	defer p.bufMu.Unlock()
 	p.buf = append(p.buf, b...)
 	for {
 		i := strings.IndexByte(string(p.buf), '\n')
@@ -473,6 +477,8 @@ func (p *prefixWriter) line(s string) {
 
 // flush writes a last line that had no newline.
 func (p *prefixWriter) flush() {
+	p.bufMu.Lock()
+	defer p.bufMu.Unlock()
 	if len(p.buf) > 0 {
 		p.line(string(p.buf))
 		p.buf = nil

@@ -6,10 +6,10 @@ package opspec
 // cores (mlxbind/distributed.cc) look the group up and check what its
 // backend lacks first. In a one-process world every reduction is the
 // identity, as MLX makes it, which is what the single-process op check
-// sees; the distributed package's tests run them on two ranks.
-
-const distributedHint = "every rank of the group must call the op on a tensor of the same shape and dtype, and evaluate it; " +
-	"run the ranks with emily-repl launch -n N"
+// sees; the distributed package's tests run them on two ranks. The
+// family has no hint: the cores' errors carry their own fix (a backend's
+// alternative, a peer in range), and what no rank can check alone (every
+// rank calling the op, with one shape) is in the package doc.
 
 var groupAttr = Attr{Name: "group", Kind: Group}
 

@@ -51,7 +51,7 @@ var families = []family{
 	{name: "create", title: "Creation", rows: createOps},
 	{name: "quant", title: "Quantized (MLX's affine mode: w ≈ scale·q + bias per group along the last axis)", rows: quantOps, hint: quantHint},
 	{name: "distributed", title: "Distributed (package distributed: MLX's collectives over a group; identity in a one-process world)",
-		rows: distributedOps, hint: distributedHint, samples: unarySamples, pkg: "distributed"},
+		rows: distributedOps, samples: unarySamples, pkg: "distributed"},
 }
 
 const axesHint = "axes must be distinct and in range -rank..rank-1"

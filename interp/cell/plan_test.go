@@ -129,3 +129,35 @@ func TestRewriteGo(t *testing.T) {
 func offsetIn(prefix int) func(token.Pos) int {
 	return func(pos token.Pos) int { return int(pos) - 1 - prefix }
 }
+
+// TestRewriteTopLoops: the start hook goes first, and the top-loop hook
+// only into the loops of the chunk's own code, after the interrupt check;
+// loops inside function literals get the check alone.
+func TestRewriteTopLoops(t *testing.T) {
+	code := "for i := range 3 {\n\tfor {\n\t}\n\tf := func() {\n\t\tfor range xs {\n\t\t}\n\t}\n\t_ = f\n}"
+	p, err := Parse(token.NewFileSet(), "", StmtChunk, stmtPrefix+code+stmtSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Rewriter{Src: code}
+	seq := 0
+	RewriteChunk(r, p, offsetIn(len(stmtPrefix)), &seq, Hooks{LoopCheck: "CHECK(); ", Start: "START(); ", TopLoop: "TOP(); "})
+	r.Sort()
+	got := r.Render(0, len(code))
+	want := "START(); for i := range 3 {CHECK(); TOP(); \n\tfor {CHECK(); TOP(); \n\t}\n\tf := func() {\n\t\tfor range xs {CHECK(); \n\t\t}\n\t}\n\t_ = f\n}"
+	if got != want {
+		t.Errorf("rewritten\n%s\nwant\n%s", got, want)
+	}
+	// A declaration chunk has no top-level code: no start, no top loops.
+	decl := "func g() {\n\tfor {\n\t}\n}"
+	p, err = Parse(token.NewFileSet(), "", DeclChunk, declPrefix+decl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = &Rewriter{Src: decl}
+	RewriteChunk(r, p, offsetIn(len(declPrefix)), &seq, Hooks{LoopCheck: "CHECK(); ", Start: "START(); ", TopLoop: "TOP(); "})
+	r.Sort()
+	if got, want := r.Render(0, len(decl)), "func g() {\n\tfor {CHECK(); \n\t}\n}"; got != want {
+		t.Errorf("declaration chunk rewritten\n%s\nwant\n%s", got, want)
+	}
+}

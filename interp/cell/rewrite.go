@@ -144,6 +144,12 @@ type Hooks struct {
 	// GoRecover goes at the top of every goroutine: it reports a panic
 	// instead of letting it end the process.
 	GoRecover string
+	// Start goes before the first statement of a statement chunk.
+	Start string
+	// TopLoop goes at the top of the body of every loop of a statement
+	// chunk's own code (not inside a function literal), after LoopCheck:
+	// the places where the session may release what the cell dropped.
+	TopLoop string
 }
 
 // RewriteChunk collects the edits the session makes to a chunk: h's
@@ -151,17 +157,40 @@ type Hooks struct {
 // goroutine. off converts a position of the parsed chunk to a cell offset;
 // goSeq numbers the go statements of the session, for their temporaries.
 func RewriteChunk(r *Rewriter, p Parsed, off func(token.Pos) int, goSeq *int, h Hooks) {
-	ast.Inspect(p.Node(), func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.ForStmt:
-			r.Add(Edit{Lo: off(n.Body.Lbrace) + 1, Hi: off(n.Body.Lbrace) + 1, Text: h.LoopCheck})
-		case *ast.RangeStmt:
-			r.Add(Edit{Lo: off(n.Body.Lbrace) + 1, Hi: off(n.Body.Lbrace) + 1, Text: h.LoopCheck})
-		case *ast.GoStmt:
-			rewriteGo(r, n, off, goSeq, h.GoRecover)
+	top := p.Body != nil // a statement chunk: its code runs at top level
+	if top && h.Start != "" {
+		r.Add(Edit{Lo: 0, Hi: 0, Text: h.Start})
+	}
+	var visit func(root ast.Node, inFunc bool)
+	loop := func(body *ast.BlockStmt, inFunc bool) {
+		text := h.LoopCheck
+		if !inFunc {
+			text += h.TopLoop
 		}
-		return true
-	})
+		r.Add(Edit{Lo: off(body.Lbrace) + 1, Hi: off(body.Lbrace) + 1, Text: text})
+	}
+	visit = func(root ast.Node, inFunc bool) {
+		ast.Inspect(root, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				visit(n.Body, true)
+				return false
+			case *ast.FuncDecl:
+				if n.Body != nil {
+					visit(n.Body, true)
+				}
+				return false
+			case *ast.ForStmt:
+				loop(n.Body, inFunc)
+			case *ast.RangeStmt:
+				loop(n.Body, inFunc)
+			case *ast.GoStmt:
+				rewriteGo(r, n, off, goSeq, h.GoRecover)
+			}
+			return true
+		})
+	}
+	visit(p.Node(), !top)
 }
 
 // rewriteGo makes the goroutine of a go statement recover from panics.

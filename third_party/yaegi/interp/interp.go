@@ -235,6 +235,10 @@ type Interpreter struct {
 	released map[int]bool // global frame slots ReleaseUnreachable replaced
 	refsMu   sync.Mutex   // guards rootRefs
 
+	// closures counts interpreted function values made or called from
+	// Go (emily patch 100, continued: ClosureEvents).
+	closures atomic.Uint64
+
 	panics    panicTraces        // frame lines of unwinding panics (emily patch 74)
 	redecl    []redecl           // functions and methods the input being compiled declares again (emily patch 73)
 	redeclSet map[*node]*[]*node // the nodes that hold one declaration's current body (emily patch 73)

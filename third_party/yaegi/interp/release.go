@@ -144,3 +144,30 @@ func (s *symbol) holdsSlot() bool {
 	}
 	return s.index >= 0
 }
+
+// VisitGlobalFrame calls visit with each slot of the global frame, under
+// the frame's lock, so that a host can find which values the session
+// still holds (emily patch 100, continued: the session's release of a cell's
+// unreachable temporaries walks them). visit must not run interpreted
+// code.
+func (interp *Interpreter) VisitGlobalFrame(visit func(reflect.Value)) {
+	interp.mutex.RLock()
+	f := interp.frame
+	interp.mutex.RUnlock()
+	if f == nil {
+		return
+	}
+	f.mutex.RLock()
+	defer f.mutex.RUnlock()
+	for _, v := range f.data {
+		visit(v)
+	}
+}
+
+// ClosureEvents counts the interpreted function values made (closures,
+// method values, functions handed to compiled code) and their calls
+// through those values, since the interpreter started. A host that walks
+// the global frame cannot see what such a value captures; while the
+// count stays put, no captured variable was made or written, so a value
+// made meanwhile is not held by one (emily patch 100, continued).
+func (interp *Interpreter) ClosureEvents() uint64 { return interp.closures.Load() }

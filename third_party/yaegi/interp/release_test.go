@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"bytes"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -117,5 +118,41 @@ func TestReleaseKeepsCapturedRedeclared(t *testing.T) {
 	}
 	if strings.Contains(out, "nil") {
 		t.Fatalf("captured value released: %q", out)
+	}
+}
+
+// TestClosureEvents: making or calling an interpreted function value
+// counts; plain statements and calls of declared functions do not.
+func TestClosureEvents(t *testing.T) {
+	i := interp.New(interp.Options{})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	eval := func(src string) uint64 {
+		t.Helper()
+		before := i.ClosureEvents()
+		if _, err := i.Eval(src); err != nil {
+			t.Fatalf("Eval(%q): %v", src, err)
+		}
+		return i.ClosureEvents() - before
+	}
+	eval("func twice(x int) int { return 2 * x }")
+	if n := eval("a := 1\nfor k := 0; k < 3; k++ { a = twice(a) }"); n != 0 {
+		t.Errorf("plain code and declared calls counted %d events", n)
+	}
+	if n := eval("f := func(x int) int { return x + 1 }"); n == 0 {
+		t.Error("making a closure counted nothing")
+	}
+	if n := eval("b := f(1)\n_ = b"); n == 0 {
+		t.Error("calling a closure counted nothing")
+	}
+	var seen int
+	i.VisitGlobalFrame(func(v reflect.Value) {
+		if v.IsValid() && v.Kind() == reflect.Int && v.Int() == 8 {
+			seen++ // a, after three doublings
+		}
+	})
+	if seen == 0 {
+		t.Error("VisitGlobalFrame did not visit the slot of a")
 	}
 }

@@ -1130,6 +1130,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	isLit := def.kind == funcLit
 
 	return func(f *frame) reflect.Value {
+		n.interp.closures.Add(1) // emily patch 100, continued
 		body := def
 		if def.kind == funcDecl && !method {
 			snap := *def
@@ -1167,6 +1168,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 			}
 		}
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
+			n.interp.closures.Add(1) // emily patch 100, continued
 			def := body
 			if method {
 				def = def.declOf()
@@ -2119,10 +2121,12 @@ func getFunc(n *node) {
 	numRet := len(n.typ.ret)
 
 	n.exec = func(f *frame) bltn {
+		n.interp.closures.Add(1) // emily patch 100, continued
 		fr := f.clone()
 		o := getFrame(f, l).data[i]
 
 		fct := reflect.MakeFunc(n.typ.TypeOf(), func(in []reflect.Value) []reflect.Value {
+			n.interp.closures.Add(1)
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr2 := newFrame(fr, len(n.types), fr.runid())
 			d := fr2.data
