@@ -15,10 +15,12 @@ import (
 	"github.com/emily-go/emily/serving"
 )
 
-// Generator serves one llama.Model. Lane picks the jit lane of its
-// decode step (native by default).
+// Generator serves one llama.Model: one generation at a time (New), or
+// through a llama.Batcher (NewBatched), continuous batching. Lane picks
+// the jit lane of New's decode step (native by default).
 type Generator struct {
 	m    *llama.Model
+	b    *llama.Batcher
 	Lane llama.Lane
 }
 
@@ -30,8 +32,42 @@ func New(m *llama.Model) (*Generator, error) {
 	return &Generator{m: m}, nil
 }
 
+// NewBatched wraps m behind a llama.Batcher with o: the server runs up to
+// o.MaxBatch requests at once, decoded together, and reuses the KV of
+// shared prefixes when o.PrefixCacheBytes > 0. Close stops the batcher.
+func NewBatched(m *llama.Model, o llama.BatchOptions) (*Generator, error) {
+	g, err := New(m)
+	if err != nil {
+		return nil, err
+	}
+	if g.b, err = m.NewBatcher(o); err != nil {
+		return nil, err
+	}
+	g.Lane = o.Lane
+	return g, nil
+}
+
 // Model is the wrapped model.
 func (g *Generator) Model() *llama.Model { return g.m }
+
+// Batcher is NewBatched's batcher (nil for New).
+func (g *Generator) Batcher() *llama.Batcher { return g.b }
+
+// MaxConcurrent makes g a serving.BatchGenerator: the batch's rows, or 1.
+func (g *Generator) MaxConcurrent() int {
+	if g.b == nil {
+		return 1
+	}
+	return g.b.Options().MaxBatch
+}
+
+// Close stops the batcher (after the server's Shutdown: generations
+// still running are cancelled).
+func (g *Generator) Close() {
+	if g.b != nil {
+		g.b.Close()
+	}
+}
 
 func (g *Generator) ContextLength() int { return g.m.Config().ContextLength }
 func (g *Generator) VocabSize() int     { return g.m.Config().VocabSize }
@@ -81,7 +117,11 @@ func (g *Generator) Generate(ctx context.Context, prompt []int, o serving.Genera
 		return serving.GenerateResult{}, serving.BadRequest(param, "%v", err)
 	}
 	lo := llama.Options{MaxTokens: o.MaxTokens, Sampling: st, Stop: o.Stop, Logprobs: o.TopLogprobs, Lane: g.Lane}
-	res, err := g.m.Generate(ctx, prompt, lo, func(t llama.Token) error {
+	generate := g.m.Generate
+	if g.b != nil {
+		generate = g.b.Generate
+	}
+	res, err := generate(ctx, prompt, lo, func(t llama.Token) error {
 		out := serving.Token{ID: t.ID, Text: t.Text, Logprob: t.Logprob}
 		for _, a := range t.Top {
 			out.Top = append(out.Top, serving.TokenLogprob{ID: a.ID, Text: a.Text, Logprob: a.Logprob})
