@@ -95,6 +95,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}
 		defer g.Close()
 		g.Lane = l
+		if err := g.Register(o.Metrics.Registry); err != nil {
+			return fail(err)
+		}
 		o.Generator = g
 		o.Model = *name
 		if o.Model == "" {

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/emily-go/emily/models/llama"
 	"github.com/emily-go/emily/models/llama/chat"
 	"github.com/emily-go/emily/models/sample"
@@ -141,4 +143,48 @@ func (g *Generator) Generate(ctx context.Context, prompt []int, o serving.Genera
 		return r, err
 	}
 	return r, nil
+}
+
+// Register adds the batcher's gauges and counters to reg (the server's
+// Metrics.Registry, served on /metrics): emily_batch_rows (decoding now),
+// emily_batch_rows_peak, emily_batch_waiting, emily_batch_steps_total,
+// emily_batch_row_steps_total (their ratio is the mean batch), and the
+// prefix cache's emily_prefix_cache_{bytes,max_bytes,entries} and
+// emily_prefix_cache_{hits,misses,reused_tokens,evictions}_total. A
+// Generator without a batcher registers nothing.
+func (g *Generator) Register(reg prometheus.Registerer) error {
+	if g.b == nil {
+		return nil
+	}
+	b := g.b
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	counter := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f)
+	}
+	cs := []prometheus.Collector{
+		gauge("emily_batch_rows", "Generations decoding in the batch now.", func() float64 { return float64(b.Stats().Active) }),
+		gauge("emily_batch_rows_peak", "Most generations one batched step has decoded.", func() float64 { return float64(b.Stats().Peak) }),
+		gauge("emily_batch_waiting", "Generations being prefilled or waiting for a slot.", func() float64 { return float64(b.Stats().Waiting) }),
+		counter("emily_batch_steps_total", "Batched decode steps run.", func() float64 { return float64(b.Stats().Steps) }),
+		counter("emily_batch_row_steps_total", "Tokens the batched steps made (over steps: the mean batch).", func() float64 { return float64(b.Stats().RowSteps) }),
+	}
+	if pc := b.Prefix(); pc != nil {
+		cs = append(cs,
+			gauge("emily_prefix_cache_bytes", "Bytes of keys and values the prefix cache holds.", func() float64 { return float64(pc.Stats().Bytes) }),
+			gauge("emily_prefix_cache_max_bytes", "The prefix cache's bound (--prefix-cache).", func() float64 { return float64(pc.Stats().MaxBytes) }),
+			gauge("emily_prefix_cache_entries", "Token sequences the prefix cache holds.", func() float64 { return float64(pc.Stats().Entries) }),
+			counter("emily_prefix_cache_hits_total", "Prompts that reused a cached prefix.", func() float64 { return float64(pc.Stats().Hits) }),
+			counter("emily_prefix_cache_misses_total", "Prompts that found no cached prefix.", func() float64 { return float64(pc.Stats().Misses) }),
+			counter("emily_prefix_cache_reused_tokens_total", "Prompt positions not computed thanks to the prefix cache.", func() float64 { return float64(pc.Stats().ReusedTokens) }),
+			counter("emily_prefix_cache_evictions_total", "Entries evicted for the byte bound.", func() float64 { return float64(pc.Stats().Evictions) }),
+		)
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

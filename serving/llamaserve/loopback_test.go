@@ -107,6 +107,9 @@ func TestLoopback32ConcurrentGreedy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Shutdown(context.Background())
+	if err := g.Register(s.Metrics().Registry); err != nil {
+		t.Fatal(err)
+	}
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 
@@ -158,11 +161,27 @@ func TestLoopback32ConcurrentGreedy(t *testing.T) {
 		}
 	}
 	t.Logf("alone: %v", time.Since(start))
+	// /metrics shows the batch and the prefix cache: the second client of
+	// each prompt reused its twin's prompt, at least.
+	resp, err := http.Get(hs.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"emily_batch_rows_peak 32\n", "emily_batch_rows 0\n", "emily_prefix_cache_hits_total "} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("/metrics has no %q", want)
+		}
+	}
+	if st := g.Batcher().Prefix().Stats(); st.Hits < n/2 || st.Bytes > st.MaxBytes {
+		t.Errorf("prefix cache: %+v", st)
+	}
 	// A disconnect frees its slot.
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "POST", hs.URL+"/v1/completions",
 		strings.NewReader(`{"model": "smol", "prompt": "Once upon a time", "max_tokens": 1000, "stream": true, "temperature": 0}`))
-	resp, err := http.DefaultClient.Do(req)
+	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
