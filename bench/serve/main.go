@@ -16,8 +16,9 @@
 //   - the server's memory: its resident set now and at its peak
 //     (/proc/PID/status VmRSS and VmHWM, Linux).
 //
-// Every client's prompt differs from the others' from its first word, so
-// no server can answer one from another's prompt cache. The load is
+// Every client's message differs from the others' from its first word,
+// so no server can answer one from another's prompt cache (the chat
+// template's opening, the same for all, may come from one). The load is
 // bounded: clients × requests requests a row, and -timeout a row.
 package main
 
@@ -54,6 +55,7 @@ var (
 	llamaServer = flag.String("llama-server", "", "llama.cpp's llama-server binary (empty: none)")
 	llamaArgs   = flag.String("llama-args", "", "extra arguments to llama-server, space-separated")
 	clientsFlag = flag.String("clients", "1,8,32,64", "comma-separated numbers of concurrent streaming clients")
+	longClients = flag.String("long-clients", "", "the client counts of the long prompts (default: -clients)")
 	kindsFlag   = flag.String("prompts", "short,long", "prompt kinds: short, long")
 	longTokens  = flag.Int("long", 512, "approximate tokens of the long prompt")
 	maxTokens   = flag.Int("max-tokens", 64, "completion tokens per request")
@@ -88,13 +90,10 @@ func main() {
 	if *model == "" {
 		*model = ".deps/llm.gguf"
 	}
-	var clients []int
-	for _, f := range strings.Split(*clientsFlag, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			fail("-clients %q: want numbers ≥ 1", *clientsFlag)
-		}
-		clients = append(clients, n)
+	clients := counts("-clients", *clientsFlag)
+	clientsOf := map[string][]int{"short": clients, "long": clients}
+	if *longClients != "" {
+		clientsOf["long"] = counts("-long-clients", *longClients)
 	}
 	kinds := strings.Split(*kindsFlag, ",")
 	for _, k := range kinds {
@@ -103,7 +102,7 @@ func main() {
 		}
 	}
 	var servers []server
-	maxC := slices.Max(clients)
+	maxC := slices.Max(append(slices.Clone(clients), clientsOf["long"]...))
 	if *emilyBin != "" {
 		args := []string{"serve", "--model", *model, "--addr", "127.0.0.1:0"}
 		args = append(args, "--max-queue", strconv.Itoa(maxC*2))
@@ -134,13 +133,12 @@ func main() {
 			rows = append(rows, row{Server: s.name, Error: err.Error()})
 			continue
 		}
-		// Warm-up: the programs of every batch size and both prompt
-		// kinds are traced before anything is timed.
+		// Warm-up: the programs of every batch size and of both prompt
+		// kinds' prefill are traced before anything is timed.
+		run(&s, min(maxC, 32), "short", 1, 4)
+		run(&s, 2, "long", 1, 2)
 		for _, k := range kinds {
-			run(&s, min(maxC, 32), k, 1, 4)
-		}
-		for _, k := range kinds {
-			for _, c := range clients {
+			for _, c := range clientsOf[k] {
 				r := run(&s, c, k, *requests, *maxTokens)
 				rows = append(rows, r)
 				printRow(r)
@@ -166,6 +164,19 @@ func main() {
 			fail("%v", err)
 		}
 	}
+}
+
+// counts reads a comma-separated list of client counts.
+func counts(name, list string) []int {
+	var ns []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fail("%s %q: want numbers ≥ 1", name, list)
+		}
+		ns = append(ns, n)
+	}
+	return ns
 }
 
 func fail(format string, args ...any) {
