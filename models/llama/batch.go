@@ -292,6 +292,10 @@ func (b *Batcher) enqueue(r *row) {
 
 // finish ends r: its result, then its channel closed (Generate returns).
 func (b *Batcher) finish(r *row, reason string, err error) {
+	if r.sess != nil {
+		freeAll(r.sess.kv...)
+		r.sess = nil
+	}
 	r.res.Reason, r.err = reason, err
 	r.res.Tokens = r.gen
 	r.res.Text = r.text.String()
@@ -304,6 +308,8 @@ func (b *Batcher) finish(r *row, reason string, err error) {
 
 // idle drops the batch's arrays when nothing runs.
 func (b *Batcher) idle() {
+	freeAll(b.kv...)
+	freeAll(b.keys, b.counts)
 	b.slots, b.kv, b.keys, b.counts = nil, nil, nil, nil
 	b.bucket.Store(0)
 	b.capacity.Store(0)
@@ -405,9 +411,7 @@ func (b *Batcher) prefillChunk(r *row, limit int) (bool, int) {
 		}
 		if reuse > 0 {
 			err := emily.Try(func() {
-				for i := range s.kv {
-					s.kv[i] = emily.Slice(kv[i], emily.Ellipsis, emily.R(0, reuse), emily.Colon)
-				}
+				copy(s.kv, kv) // views of the entry: positions [0, reuse)
 				s.capacity = reuse
 			})
 			if err != nil {
@@ -433,9 +437,31 @@ func (b *Batcher) prefillChunk(r *row, limit int) (bool, int) {
 	for i, id := range r.prompt[r.filled : r.filled+n] {
 		ids[i] = int32(id)
 	}
+	// Grow the cache here (run would, but drop the arrays it replaces
+	// to the GC), then free what the step replaces.
+	pre := slices.Clone(r.sess.kv)
+	if err := emily.Try(func() { r.sess.grow(r.filled + t) }); err != nil {
+		r.err = err
+		return false, 0
+	}
+	for i, k := range pre {
+		if k != nil && k != r.sess.kv[i] {
+			k.Free()
+		}
+	}
+	old := slices.Clone(r.sess.kv)
+	tokens := emily.FromSlice(ids, 1, t)
 	m.mu.Lock()
-	_, err := r.sess.run(emily.FromSlice(ids, 1, t), r.filled, n-1, false)
+	st, err := r.sess.run(tokens, r.filled, n-1, false)
 	m.mu.Unlock()
+	freeAll(tokens)
+	if err == nil {
+		// The step's outputs replaced the caches: free the old ones and
+		// what the batcher does not use now, not at Go's next GC (a
+		// cache a layer a chunk).
+		freeAll(old...)
+		freeAll(st.logits, st.next, st.logprob, st.topIDs, st.topLogprobs)
+	}
 	if err != nil {
 		r.err = err
 		return false, 0
@@ -459,7 +485,11 @@ func prefixCopy(kv []*emily.Tensor, slot, n int) []*emily.Tensor {
 	out := make([]*emily.Tensor, len(kv))
 	for i, t := range kv {
 		// Mul by 1 makes a new buffer, bit for bit.
-		out[i] = emily.Mul(emily.Slice(t, emily.Colon, emily.R(slot, slot+1), emily.Colon, emily.R(0, n), emily.Colon), 1)
+		v := emily.Slice(t, emily.Colon, emily.R(slot, slot+1), emily.Colon, emily.R(0, n), emily.Colon)
+		out[i] = emily.Mul(v, 1)
+		if v != t { // a slice of the whole is t itself
+			defer v.Free()
+		}
 	}
 	evalAll(out)
 	return out
@@ -516,29 +546,31 @@ func (b *Batcher) resize(bucket, capacity int) {
 			idx = append(idx, idx[0]) // a free slot: its contents are never read
 		}
 		ix := emily.FromSlice(idx, bucket)
+		defer ix.Free()
 		for i := range b.kv {
-			b.kv[i] = emily.Take(b.kv[i], ix, 1)
+			set(&b.kv[i], emily.Take(b.kv[i], ix, 1))
 		}
-		b.keys = emily.Take(b.keys, ix, 0)
+		set(&b.keys, emily.Take(b.keys, ix, 0))
 		if b.counts != nil {
-			b.counts = emily.Take(b.counts, ix, 0)
+			set(&b.counts, emily.Take(b.counts, ix, 0))
 		}
 		b.slots = slots
 	} else if bucket > oldB {
 		for i := range b.kv {
-			b.kv[i] = emily.Pad(b.kv[i], []int{0, 0, 0, 0, 0}, []int{0, bucket - oldB, 0, 0, 0}, 0)
+			set(&b.kv[i], emily.Pad(b.kv[i], []int{0, 0, 0, 0, 0}, []int{0, bucket - oldB, 0, 0, 0}, 0))
 		}
-		b.keys = emily.Pad(b.keys, []int{0, 0}, []int{bucket - oldB, 0}, 0)
+		set(&b.keys, emily.Pad(b.keys, []int{0, 0}, []int{bucket - oldB, 0}, 0))
 		if b.counts != nil {
-			b.counts = emily.Pad(b.counts, []int{0, 0}, []int{bucket - oldB, 0}, 0)
+			set(&b.counts, emily.Pad(b.counts, []int{0, 0}, []int{bucket - oldB, 0}, 0))
 		}
 		b.slots = append(b.slots, make([]*row, bucket-oldB)...)
 	}
 	if capacity > oldC {
 		for i := range b.kv {
-			b.kv[i] = emily.Pad(b.kv[i], []int{0, 0, 0, 0, 0}, []int{0, 0, 0, capacity - oldC, 0}, 0)
+			set(&b.kv[i], emily.Pad(b.kv[i], []int{0, 0, 0, 0, 0}, []int{0, 0, 0, capacity - oldC, 0}, 0))
 		}
 	}
+	evalAll(b.kv)
 	b.bucket.Store(int64(bucket))
 	b.capacity.Store(int64(max(capacity, oldC)))
 }
@@ -574,6 +606,7 @@ func (b *Batcher) place(ready []*row) {
 	var kvs [][]*emily.Tensor
 	var keys []*emily.Tensor
 	var counted []*row
+	var sessions []*emily.Tensor
 	free := 0
 	for _, r := range ready {
 		for b.slots[free] != nil {
@@ -599,10 +632,32 @@ func (b *Batcher) place(ready []*row) {
 			}
 		}
 		kvs = append(kvs, lay)
+		sessions = append(sessions, r.sess.kv...)
 		r.sess = nil
 	}
+	// Freed once the batch's arrays are computed. lay[i] may be the
+	// session's own array (a slice of the whole is the array itself), so
+	// those go in one set, each freed once.
+	temps := map[*emily.Tensor]bool{}
+	defer func() {
+		for t := range temps {
+			t.Free()
+		}
+	}()
+	add := func(ts ...*emily.Tensor) {
+		for _, t := range ts {
+			temps[t] = true
+		}
+	}
+	add(sessions...)
+	for _, l := range kvs {
+		add(l...)
+	}
+	add(keys...)
 	ix := emily.FromSlice(idx, len(idx))
-	b.keys = emily.Scatter(b.keys, ix, emily.Stack(keys, 0), 0)
+	ks := emily.Stack(keys, 0)
+	add(ix, ks)
+	set(&b.keys, emily.Scatter(b.keys, ix, ks, 0))
 	// Caches: the rows that have one (a one-token prompt has none).
 	var cix []int32
 	for _, r := range ready {
@@ -612,12 +667,15 @@ func (b *Batcher) place(ready []*row) {
 	}
 	if len(cix) > 0 {
 		cx := emily.FromSlice(cix, len(cix))
+		add(cx)
 		for i := range b.kv {
 			ups := make([]*emily.Tensor, len(kvs))
 			for k := range kvs {
 				ups[k] = kvs[k][i]
 			}
-			b.kv[i] = emily.Scatter(b.kv[i], cx, emily.Concatenate(ups, 1), 1)
+			up := emily.Concatenate(ups, 1)
+			add(up)
+			set(&b.kv[i], emily.Scatter(b.kv[i], cx, up, 1))
 		}
 	}
 	if len(counted) > 0 {
@@ -633,10 +691,15 @@ func (b *Batcher) place(ready []*row) {
 		if err != nil {
 			panic(err)
 		}
-		b.counts = emily.Scatter(b.counts, emily.FromSlice(ci, len(ci)), t, 0)
+		cix := emily.FromSlice(ci, len(ci))
+		add(t, cix)
+		set(&b.counts, emily.Scatter(b.counts, cix, t, 0))
 	}
 	evalAll(b.kv)
 	b.keys.Eval()
+	if b.counts != nil {
+		b.counts.Eval()
+	}
 }
 
 // stagesOf is the union of the running rows' needs.
@@ -715,8 +778,9 @@ func (b *Batcher) decode() {
 	var lps, topLps []float32
 	var topIDs []int32
 	var out batchOut
+	var in batchIn
 	err := emily.Try(func() {
-		in := batchIn{Tokens: emily.FromSlice(tokens, n, 1), Pos: emily.FromSlice(pos, n), KV: b.kv, Stages: st}
+		in = batchIn{Tokens: emily.FromSlice(tokens, n, 1), Pos: emily.FromSlice(pos, n), KV: b.kv, Stages: st}
 		if st.Sampling {
 			in.Keys = b.keys
 		}
@@ -741,12 +805,18 @@ func (b *Batcher) decode() {
 		b.failAll(fmt.Errorf("llama.Batcher: batched step of %d rows at capacity %d: %w", n, b.capacity.Load(), err))
 		return
 	}
-	b.kv = out.KV
+	// The inputs and what was read are done with: free them now (the
+	// old caches are the batch's size; Go's GC would keep generations of
+	// them alive).
+	freeAll(in.Tokens, in.Pos, in.Params, in.Bias, out.IDs, out.Logprobs, out.TopIDs, out.TopLogprobs)
+	for i := range b.kv {
+		set(&b.kv[i], out.KV[i])
+	}
 	if out.Keys != nil {
-		b.keys = out.Keys
+		set(&b.keys, out.Keys)
 	}
 	if out.Counts != nil {
-		b.counts = out.Counts
+		set(&b.counts, out.Counts)
 	}
 	b.steps.Add(1)
 	b.rowSteps.Add(b.active.Load())
@@ -838,4 +908,20 @@ func evalAll(ts []*emily.Tensor) {
 	for _, t := range ts {
 		t.Eval()
 	}
+}
+
+// freeAll releases tensors' MLX memory now (nil ones are skipped). MLX
+// counts references: an array still used by another's graph stays.
+func freeAll(ts ...*emily.Tensor) {
+	for _, t := range ts {
+		t.Free()
+	}
+}
+
+// set replaces *dst by t, freeing the old tensor.
+func set(dst **emily.Tensor, t *emily.Tensor) {
+	if old := *dst; old != nil && old != t {
+		old.Free()
+	}
+	*dst = t
 }

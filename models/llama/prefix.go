@@ -66,8 +66,9 @@ func commonPrefix(a, b []int) int {
 }
 
 // lookup returns the longest prefix of tokens, at most limit long, that
-// an entry shares, and that entry's KV (its length may exceed n: the
-// caller takes the first n positions). n is 0 on a miss.
+// an entry shares, and views of that entry's KV at positions [0, n), the
+// caller's to free (the entry may be evicted meanwhile: MLX keeps what a
+// view needs). n is 0 on a miss.
 func (c *PrefixCache) lookup(tokens []int, limit int) (n int, kv []*emily.Tensor) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -84,11 +85,18 @@ func (c *PrefixCache) lookup(tokens []int, limit int) (n int, kv []*emily.Tensor
 	c.ll.MoveToFront(best)
 	c.stats.Hits++
 	c.stats.ReusedTokens += int64(n)
-	return n, best.Value.(*prefixEntry).kv
+	for _, t := range best.Value.(*prefixEntry).kv {
+		v := emily.Slice(t, emily.Ellipsis, emily.R(0, n), emily.Colon)
+		if v == t { // the whole entry: Slice returns t itself, which the caller must not free
+			v = emily.Mul(t, 1)
+		}
+		kv = append(kv, v)
+	}
+	return n, kv
 }
 
-// store keeps kv (evaluated copies, a layer each, covering tokens) as the
-// most recent entry. An entry that tokens extends is dropped (the new one
+// store keeps kv (evaluated copies, a layer each, covering tokens; the
+// cache owns them from now on) as the most recent entry. An entry that tokens extends is dropped (the new one
 // covers it); when an entry already extends tokens, it is only marked
 // used.
 func (c *PrefixCache) store(tokens []int, kv []*emily.Tensor) {
@@ -104,6 +112,7 @@ func (c *PrefixCache) store(tokens []int, kv []*emily.Tensor) {
 		switch k := commonPrefix(tokens, pe.tokens); {
 		case k == len(tokens):
 			c.ll.MoveToFront(e) // covered already
+			freeAll(kv...)
 			return
 		case k == len(pe.tokens):
 			c.remove(e)
@@ -111,6 +120,7 @@ func (c *PrefixCache) store(tokens []int, kv []*emily.Tensor) {
 		e = next
 	}
 	if bytes > c.max {
+		freeAll(kv...)
 		return
 	}
 	c.ll.PushFront(&prefixEntry{tokens: append([]int(nil), tokens...), kv: kv, bytes: bytes})
@@ -122,6 +132,8 @@ func (c *PrefixCache) store(tokens []int, kv []*emily.Tensor) {
 }
 
 func (c *PrefixCache) remove(e *list.Element) {
-	c.bytes -= e.Value.(*prefixEntry).bytes
+	pe := e.Value.(*prefixEntry)
+	c.bytes -= pe.bytes
 	c.ll.Remove(e)
+	freeAll(pe.kv...) // the bound is MLX memory, not Go's: free it now
 }
