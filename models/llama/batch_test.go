@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -321,5 +322,55 @@ func TestBatchFreesItsArrays(t *testing.T) {
 	t.Logf("MLX active memory %d → %d bytes", before, after)
 	if after > before+64<<10 {
 		t.Errorf("MLX active memory %d → %d bytes over %d steps of up to %d rows", before, after, st.Steps, st.Peak)
+	}
+}
+
+// TestBatchBiasHook: a row's Hooks.Bias masks its next token each step
+// (here: only token 7 after token 7, only 9 after anything else, with the
+// request's LogitBias already in the row it is handed) and sees the
+// tokens generated so far; a row without a hook beside it is untouched.
+func TestBatchBiasHook(t *testing.T) {
+	m := tinyModel(t, 64)
+	b, err := m.NewBatcher(llama.BatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	plain := batchCase{[]int{4, 5, 6}, llama.Options{MaxTokens: 8, IgnoreEOG: true}}
+	want := runBatch(t, b, []batchCase{plain})[0].Tokens
+	var seen [][]int
+	biasOK := true
+	hook := llama.Hooks{Bias: func(generated []int, bias []float32) {
+		seen = append(seen, slices.Clone(generated))
+		biasOK = biasOK && bias[3] == 2 // the request's LogitBias
+		allow := 7
+		if len(generated)%2 == 1 {
+			allow = 9
+		}
+		for i := range bias {
+			if i != allow {
+				bias[i] = float32(math.Inf(-1))
+			}
+		}
+	}}
+	o := llama.Options{MaxTokens: 6, IgnoreEOG: true, Sampling: sample.Settings{LogitBias: map[int]float64{3: 2}}}
+	var got llama.Result
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		got, err = b.GenerateWith(context.Background(), []int{1, 2}, o, hook, func(llama.Token) error { return nil })
+	})
+	other := runBatch(t, b, []batchCase{plain})[0].Tokens
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := []int{7, 9, 7, 9, 7, 9}; !slices.Equal(got.Tokens, w) {
+		t.Errorf("masked row: %v, want %v", got.Tokens, w)
+	}
+	if len(seen) != 6 || !slices.Equal(seen[5], got.Tokens[:5]) || len(seen[0]) != 0 || !biasOK {
+		t.Errorf("the hook saw %v (bias row ok: %v)", seen, biasOK)
+	}
+	if !slices.Equal(other, want) {
+		t.Errorf("the row beside: %v, alone %v", other, want)
 	}
 }
