@@ -311,9 +311,14 @@ var subjects = []string{"a lighthouse keeper", "a robot", "the sea", "a city at 
 const filler = "The report describes the history of the town, its river and its bridges, the markets held on the square every week, " +
 	"the families who kept the mills running, and the long winters when the roads were closed and the school stayed open. "
 
-// prompt is client c's prompt of kind: distinct from its first word.
+// rowSeq numbers the rows (warm-ups too), so that no prompt repeats one
+// of an earlier row: a prompt cache would answer it at once.
+var rowSeq int
+
+// prompt is client c's prompt of kind in this row: distinct from its
+// first word.
 func prompt(kind string, c, req int) string {
-	head := fmt.Sprintf("Request %d-%d. ", c, req)
+	head := fmt.Sprintf("Request %d-%d-%d. ", rowSeq, c, req)
 	if kind == "short" {
 		return head + fmt.Sprintf("Write a short story about %s.", subjects[c%len(subjects)])
 	}
@@ -337,6 +342,7 @@ type stream struct {
 
 // run is one row: c clients, each sending n requests one after the other.
 func run(s *server, c int, kind string, n, maxTok int) row {
+	rowSeq++
 	r := row{Server: s.name, Clients: c, Prompt: kind, Requests: c * n}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
