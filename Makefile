@@ -17,7 +17,7 @@ CXXFILES := $(wildcard mlxbind/*.cc mlxbind/*.h mlxbind/*.hpp)
 # backend's cached builds and test results.
 export CGO_CPPFLAGS = -DEMILY_MLX_BACKEND_$(subst -,_,$(shell readlink .deps/mlx 2>/dev/null))
 
-.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-compare bench-generate bench-train bench-minilm clean kernel-install generate check-generated fuzz soak
+.PHONY: edge run lab test setup mlx venv minilm llm chromium build test-go test-race test-py test-corpus test-fuzz lint bench bench-compare bench-generate bench-serve bench-train bench-minilm clean kernel-install generate check-generated fuzz soak
 
 run: build
 	./$(BIN)
@@ -175,6 +175,15 @@ bench-generate: mlx llm
 	@scripts/setup-generate-peers.sh
 	$(GO) run ./bench/generate -mlxlm-python .venv-mlxlm/bin/python -mlxlm-model .deps/llm-mlx \
 	  $$([ -x .deps/llama.cpp/bin/llama-bench ] && echo -llama-bench .deps/llama.cpp/bin/llama-bench) $(GENERATE_FLAGS)
+
+# Loopback serving load (bench/serve): emily-repl serve at 1, 8, 32, 64
+# streaming clients, short and long prompts; mlx_lm.server and llama-server
+# rows when scripts/setup-generate-peers.sh has made them (LLAMA_CPP=1 for
+# llama-server). SERVE_FLAGS passes options (-clients 1,8 -max-tokens 32 …).
+bench-serve: mlx llm build
+	$(GO) run ./bench/serve -emily $(BIN) -model .deps/llm.gguf \
+	  $$([ -x .venv-mlxlm/bin/python ] && [ -d .deps/llm-mlx ] && echo -mlxlm-python .venv-mlxlm/bin/python -mlxlm-model .deps/llm-mlx) \
+	  $$([ -x .deps/llama.cpp/bin/llama-server ] && echo -llama-server .deps/llama.cpp/bin/llama-server) $(SERVE_FLAGS)
 
 kernel-install: build
 	./$(BIN) install --user

@@ -5,7 +5,8 @@
 #   - .venv-mlxlm: mlx (the CPU wheel, .deps/mlx's version) and mlx-lm, and
 #     .deps/llm-mlx: the GGUF's own weights as an mlx-lm model directory
 #     (scripts/gguf-to-mlx.py; nothing requantized);
-#   - with LLAMA_CPP=1, llama.cpp's llama-bench in .deps/llama.cpp/bin, built
+#   - with LLAMA_CPP=1, llama.cpp's llama-bench (and llama-server, for
+#     make bench-serve) in .deps/llama.cpp/bin, built
 #     CPU-only from the llama.cpp that PyPI's llama-cpp-python sdist vendors
 #     (vendor/llama.cpp; its CHANGELOG names the llama.cpp commit). About
 #     10 minutes on 2 cores.
@@ -34,7 +35,7 @@ if [[ ! -f "$out/.from" || "$(cat "$out/.from")" != "$(readlink -f "$gguf")" ]];
   readlink -f "$gguf" >"$out/.from"
 fi
 
-if [[ "${LLAMA_CPP:-0}" == 1 && ! -x .deps/llama.cpp/bin/llama-bench ]]; then
+if [[ "${LLAMA_CPP:-0}" == 1 && ( ! -x .deps/llama.cpp/bin/llama-bench || ( ! -x .deps/llama.cpp/bin/llama-server && ! -f .deps/llama.cpp/.no-server ) ) ]]; then
   echo "setup-generate-peers: llama.cpp (llama-cpp-python $lcpp's vendor/llama.cpp) into .deps/llama.cpp" >&2
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
@@ -42,9 +43,16 @@ if [[ "${LLAMA_CPP:-0}" == 1 && ! -x .deps/llama.cpp/bin/llama-bench ]]; then
   tar -xzf "$work"/llama_cpp_python-*.tar.gz -C "$work"
   src="$(echo "$work"/llama_cpp_python-*/vendor/llama.cpp)"
   cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_CURL=OFF \
-    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DBUILD_SHARED_LIBS=OFF >/dev/null
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON -DBUILD_SHARED_LIBS=OFF >/dev/null
   cmake --build "$work/build" --target llama-bench -j "$(nproc)" >/dev/null
   mkdir -p .deps/llama.cpp/bin
   cp "$work/build/bin/llama-bench" .deps/llama.cpp/bin/
+  # llama-server for make bench-serve; bench-generate does without it.
+  if cmake --build "$work/build" --target llama-server -j "$(nproc)" >/dev/null; then
+    cp "$work/build/bin/llama-server" .deps/llama.cpp/bin/
+  else
+    echo "setup-generate-peers: llama-server did not build: make bench-serve runs without its rows" >&2
+    touch .deps/llama.cpp/.no-server # not tried again
+  fi
   grep -m1 -o 'llama.cpp@[0-9a-f]*' "$work"/llama_cpp_python-*/CHANGELOG.md >.deps/llama.cpp/COMMIT || true
 fi

@@ -33,6 +33,15 @@ type Generator interface {
 	Generate(ctx context.Context, prompt []int, o GenerateOptions, emit func(Token) error) (GenerateResult, error)
 }
 
+// BatchGenerator is a Generator whose Generate calls run together
+// (continuous batching, as llamaserve's over a llama.Batcher): the
+// server's scheduler runs up to MaxConcurrent of them at once, and a
+// generator that is not one runs one at a time.
+type BatchGenerator interface {
+	Generator
+	MaxConcurrent() int
+}
+
 // Message is one chat message.
 type Message struct{ Role, Content string }
 

@@ -7,11 +7,10 @@
 //
 // The queue and the code that runs its jobs are apart on purpose: a Queue
 // only admits jobs and hands them out on Jobs(); a scheduler reads them.
-// RunSerial (one job at a time, today's generation worker) and RunBatches
-// (the embedding batcher) are two schedulers; a continuous-batching decode
-// scheduler, which admits new jobs into the running batch at step
-// boundaries, reads the same channel and replaces RunSerial without any
-// change to the queue, the metrics or the HTTP layer.
+// RunSerial (one job at a time), RunConcurrent (continuous batching: up
+// to n generations running together, each joining the model's decode
+// batch at a step boundary) and RunBatches (the embedding batcher) are
+// the schedulers.
 package serving
 
 import (
@@ -254,14 +253,47 @@ func (j *Job) Wait() (any, error) {
 }
 
 // RunSerial runs the queue's jobs one at a time with run, which must
-// Finish each; it returns when the queue is closed and drained. This is
-// the generation worker until continuous batching replaces it with a
-// scheduler that steps many jobs together.
+// Finish each; it returns when the queue is closed and drained. It is the
+// generation scheduler of a Generator that is not a BatchGenerator (one
+// generation at a time); RunConcurrent is the batching one.
 func RunSerial(q *Queue, run func(*Job)) {
 	for j := range q.jobs {
 		if j.Start() {
 			runGuarded(j, run)
 		}
+	}
+}
+
+// RunConcurrent runs up to n of the queue's jobs at once, each on a
+// goroutine of its own with run, which must Finish it; it returns when
+// the queue is closed and every job has finished (the drain). It is the
+// generation scheduler of continuous batching: with a Generator whose
+// Generate calls join one running decode batch (llama.Batcher through
+// serving/llamaserve), the n running requests are decoded together, a
+// new one joining at the next step boundary and a finished or cancelled
+// one leaving at once, its slot taken by the next job. A job only leaves
+// the queue once a slot is free, so the queue's bound (and its 429) still
+// counts every request not yet running.
+func RunConcurrent(q *Queue, n int, run func(*Job)) {
+	slots := make(chan struct{}, max(n, 1))
+	var running sync.WaitGroup
+	defer running.Wait()
+	for {
+		slots <- struct{}{}
+		j, ok := <-q.jobs
+		if !ok {
+			return
+		}
+		if !j.Start() {
+			<-slots
+			continue
+		}
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			defer func() { <-slots }()
+			runGuarded(j, run)
+		}()
 	}
 }
 

@@ -78,12 +78,19 @@ func NewServer(o Options) (*Server, error) {
 	}
 	s := &Server{o: o, genDone: make(chan struct{}), created: time.Now().Unix()}
 	s.gen = NewQueue(QueueOptions{Name: "generation", Capacity: o.MaxQueue, Metrics: o.Metrics})
+	n := 1
+	if bg, ok := o.Generator.(BatchGenerator); ok {
+		n = bg.MaxConcurrent()
+	}
 	go func() {
 		defer close(s.genDone)
-		// One request at a time through the model. Continuous batching
-		// replaces this scheduler: it reads the same s.gen.Jobs() and
-		// steps every running job together.
-		RunSerial(s.gen, s.runGeneration)
+		if n > 1 {
+			// Continuous batching: the running requests share the
+			// model's decode steps.
+			RunConcurrent(s.gen, n, s.runGeneration)
+		} else {
+			RunSerial(s.gen, s.runGeneration)
+		}
 	}()
 	return s, nil
 }

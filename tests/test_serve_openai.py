@@ -27,9 +27,11 @@ LLM = ROOT / ".deps" / "llm.gguf"
 def server(binary):
     if not LLM.exists():
         pytest.skip(f"{LLM} is missing: `make llm` fetches it")
-    # One worker and a queue of one: the 429 test can fill it.
+    # One generation at a time (a batch of one row, through the batcher and
+    # its prefix cache) and a queue of one: the 429 test can fill it.
+    # serving/llamaserve/loopback_test.go drives a batch of 32.
     p = subprocess.Popen([str(binary), "serve", "--model", str(LLM), "--embeddings", "--addr", "127.0.0.1:0",
-                          "--max-queue", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                          "--max-queue", "1", "--parallel", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = p.stdout.readline()
     assert "serving on http://" in line, (line, p.stderr.read() if p.poll() is not None else "")
     url = re.search(r"(http://[\d.]+:\d+)", line).group(1)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +34,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxQueue := fs.Int("max-queue", 64, "generation requests that may wait; more get 429 with Retry-After")
 	maxN := fs.Int("max-n", 8, "most choices (n) of one request")
 	lane := fs.String("lane", "native", "jit lane of the decode step: native, fuse or evaluator")
+	parallel := fs.Int("parallel", 32, "generations decoded together (continuous batching); 1 runs one at a time")
+	prefixCache := fs.String("prefix-cache", "512MiB", "bound of the prefix cache (KV of prompts and completions reused by later prompts sharing a prefix), e.g. 256MiB or 2GiB; 0 turns it off")
 	maxBatch := fs.Int("max-batch", 32, "embeddings: most texts in one forward pass")
 	maxWait := fs.Duration("max-wait", 5*time.Millisecond, "embeddings: how long a batch waits for more requests")
 	maxTexts := fs.Int("max-texts", 256, "embeddings: most texts in one request")
@@ -70,15 +73,31 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		default:
 			return fail(fmt.Errorf("--lane %q: want native, fuse or evaluator", *lane))
 		}
+		pcBytes, err := parseBytes(*prefixCache)
+		if err != nil {
+			return fail(fmt.Errorf("--prefix-cache %q: %v (fix: a size such as 512MiB, 2GiB or 0)", *prefixCache, err))
+		}
+		if *parallel < 1 {
+			return fail(fmt.Errorf("--parallel %d: want at least 1", *parallel))
+		}
 		m, err := llama.Load(*model)
 		if err != nil {
 			return fail(err)
 		}
-		g, err := llamaserve.New(m)
+		var g *llamaserve.Generator
+		if *parallel == 1 && pcBytes == 0 {
+			g, err = llamaserve.New(m)
+		} else {
+			g, err = llamaserve.NewBatched(m, llama.BatchOptions{MaxBatch: *parallel, Lane: l, PrefixCacheBytes: pcBytes})
+		}
 		if err != nil {
 			return fail(err)
 		}
+		defer g.Close()
 		g.Lane = l
+		if err := g.Register(o.Metrics.Registry); err != nil {
+			return fail(err)
+		}
 		o.Generator = g
 		o.Model = *name
 		if o.Model == "" {
@@ -130,4 +149,25 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		emb.Shutdown(shutdown)
 	}
 	return 0
+}
+
+// parseBytes reads a byte count: a number with an optional suffix, B, KB,
+// MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024).
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n < 0 || n*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("not a byte count")
+	}
+	return int64(n * float64(mult)), nil
 }

@@ -157,11 +157,11 @@ const (
 	nKnobs
 )
 
-// stages returns s with each stage's value replaced by a fixed one of the
+// stageSettings returns s with each stage's value replaced by a fixed one of the
 // same kind (on stays on, off stays off), TopK kept: the settings a
 // program is traced with, so that requests differing only in values share
 // it.
-func stages(s sample.Settings) sample.Settings {
+func stageSettings(s sample.Settings) sample.Settings {
 	on := func(b bool, v float64) float64 {
 		if b {
 			return v
@@ -188,7 +188,7 @@ func (m *Model) spec(o Options) (spec, error) {
 		return spec{}, fmt.Errorf("Logprobs %d: want 0 … %d", o.Logprobs, m.cfg.VocabSize)
 	}
 	v := real.Settings()
-	sm, err := sample.New(stages(v), m.cfg.VocabSize)
+	sm, err := sample.New(stageSettings(v), m.cfg.VocabSize)
 	if err != nil {
 		panic(err) // stages of valid settings are valid
 	}

@@ -216,10 +216,19 @@ func (m *Model) prepare(o LoadOptions) {
 // RoPEAt cannot take.
 func (m *Model) rope(x, pos *emily.Tensor) *emily.Tensor {
 	c := m.cfg
+	t, half := x.Shape()[2], c.RopeDims/2
+	ang := emily.Mul(emily.Reshape(pos, t, 1), emily.Reshape(m.invFreq, 1, half)) // (T, d/2)
+	return m.rotate(x, emily.Cos(ang), emily.Sin(ang))
+}
+
+// rotate turns the feature pairs of x (…, headDim) by the angles whose
+// cosines and sines are cos and sin (…, headDim/2), broadcasting against
+// x's leading axes: rope's rotation, shared by the one-sequence step and
+// the batched one (a position per row).
+func (m *Model) rotate(x, cos, sin *emily.Tensor) *emily.Tensor {
+	c := m.cfg
 	sh := x.Shape()
 	t, d, half := sh[2], c.RopeDims, c.RopeDims/2
-	ang := emily.Mul(emily.Reshape(pos, t, 1), emily.Reshape(m.invFreq, 1, half)) // (T, d/2)
-	cos, sin := emily.Cos(ang), emily.Sin(ang)
 	rot := x
 	var out *emily.Tensor
 	if c.RopeTraditional {

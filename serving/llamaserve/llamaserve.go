@@ -7,18 +7,24 @@ package llamaserve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/emily-go/emily/models/llama"
 	"github.com/emily-go/emily/models/llama/chat"
 	"github.com/emily-go/emily/models/sample"
+	"github.com/emily-go/emily/models/sample/constrain"
 	"github.com/emily-go/emily/serving"
 )
 
-// Generator serves one llama.Model. Lane picks the jit lane of its
-// decode step (native by default).
+// Generator serves one llama.Model: one generation at a time (New), or
+// through a llama.Batcher (NewBatched), continuous batching. Lane picks
+// the jit lane of New's decode step (native by default).
 type Generator struct {
 	m    *llama.Model
+	b    *llama.Batcher
 	Lane llama.Lane
 }
 
@@ -30,8 +36,42 @@ func New(m *llama.Model) (*Generator, error) {
 	return &Generator{m: m}, nil
 }
 
+// NewBatched wraps m behind a llama.Batcher with o: the server runs up to
+// o.MaxBatch requests at once, decoded together, and reuses the KV of
+// shared prefixes when o.PrefixCacheBytes > 0. Close stops the batcher.
+func NewBatched(m *llama.Model, o llama.BatchOptions) (*Generator, error) {
+	g, err := New(m)
+	if err != nil {
+		return nil, err
+	}
+	if g.b, err = m.NewBatcher(o); err != nil {
+		return nil, err
+	}
+	g.Lane = o.Lane
+	return g, nil
+}
+
 // Model is the wrapped model.
 func (g *Generator) Model() *llama.Model { return g.m }
+
+// Batcher is NewBatched's batcher (nil for New).
+func (g *Generator) Batcher() *llama.Batcher { return g.b }
+
+// MaxConcurrent makes g a serving.BatchGenerator: the batch's rows, or 1.
+func (g *Generator) MaxConcurrent() int {
+	if g.b == nil {
+		return 1
+	}
+	return g.b.Options().MaxBatch
+}
+
+// Close stops the batcher (after the server's Shutdown: generations
+// still running are cancelled).
+func (g *Generator) Close() {
+	if g.b != nil {
+		g.b.Close()
+	}
+}
 
 func (g *Generator) ContextLength() int { return g.m.Config().ContextLength }
 func (g *Generator) VocabSize() int     { return g.m.Config().VocabSize }
@@ -81,14 +121,34 @@ func (g *Generator) Generate(ctx context.Context, prompt []int, o serving.Genera
 		return serving.GenerateResult{}, serving.BadRequest(param, "%v", err)
 	}
 	lo := llama.Options{MaxTokens: o.MaxTokens, Sampling: st, Stop: o.Stop, Logprobs: o.TopLogprobs, Lane: g.Lane}
+	var (
+		hooks   llama.Hooks
+		matcher *constrain.Matcher
+	)
 	if o.Grammar != nil {
 		v, err := g.m.ConstraintVocab()
 		if err != nil {
 			return serving.GenerateResult{}, err
 		}
-		lo.Constraint = o.Grammar.Matcher(v) // one per generation: it follows this output
+		matcher = o.Grammar.Matcher(v) // one per generation: it follows this output
+		if g.b == nil {
+			lo.Constraint = matcher
+		} else {
+			// In the batch, the mask is the row's bias, made between steps.
+			budget := o.MaxTokens
+			if budget <= 0 {
+				budget = g.ContextLength() - len(prompt)
+			}
+			hooks.Bias = matcher.Hook(budget)
+		}
 	}
-	res, err := g.m.Generate(ctx, prompt, lo, func(t llama.Token) error {
+	generate := g.m.Generate
+	if g.b != nil {
+		generate = func(ctx context.Context, prompt []int, lo llama.Options, emit func(llama.Token) error) (llama.Result, error) {
+			return g.b.GenerateWith(ctx, prompt, lo, hooks, emit)
+		}
+	}
+	res, err := generate(ctx, prompt, lo, func(t llama.Token) error {
 		out := serving.Token{ID: t.ID, Text: t.Text, Logprob: t.Logprob}
 		for _, a := range t.Top {
 			out.Top = append(out.Top, serving.TokenLogprob{ID: a.ID, Text: a.Text, Logprob: a.Logprob})
@@ -107,5 +167,52 @@ func (g *Generator) Generate(ctx context.Context, prompt []int, o serving.Genera
 	if err != nil {
 		return r, err
 	}
+	if matcher != nil && g.b != nil && matcher.Err() != nil {
+		return r, fmt.Errorf("response_format: %w", matcher.Err())
+	}
 	return r, nil
+}
+
+// Register adds the batcher's gauges and counters to reg (the server's
+// Metrics.Registry, served on /metrics): emily_batch_rows (decoding now),
+// emily_batch_rows_peak, emily_batch_waiting, emily_batch_steps_total,
+// emily_batch_row_steps_total (their ratio is the mean batch), and the
+// prefix cache's emily_prefix_cache_{bytes,max_bytes,entries} and
+// emily_prefix_cache_{hits,misses,reused_tokens,evictions}_total. A
+// Generator without a batcher registers nothing.
+func (g *Generator) Register(reg prometheus.Registerer) error {
+	if g.b == nil {
+		return nil
+	}
+	b := g.b
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	counter := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f)
+	}
+	cs := []prometheus.Collector{
+		gauge("emily_batch_rows", "Generations decoding in the batch now.", func() float64 { return float64(b.Stats().Active) }),
+		gauge("emily_batch_rows_peak", "Most generations one batched step has decoded.", func() float64 { return float64(b.Stats().Peak) }),
+		gauge("emily_batch_waiting", "Generations being prefilled or waiting for a slot.", func() float64 { return float64(b.Stats().Waiting) }),
+		counter("emily_batch_steps_total", "Batched decode steps run.", func() float64 { return float64(b.Stats().Steps) }),
+		counter("emily_batch_row_steps_total", "Tokens the batched steps made (over steps: the mean batch).", func() float64 { return float64(b.Stats().RowSteps) }),
+	}
+	if pc := b.Prefix(); pc != nil {
+		cs = append(cs,
+			gauge("emily_prefix_cache_bytes", "Bytes of keys and values the prefix cache holds.", func() float64 { return float64(pc.Stats().Bytes) }),
+			gauge("emily_prefix_cache_max_bytes", "The prefix cache's bound (--prefix-cache).", func() float64 { return float64(pc.Stats().MaxBytes) }),
+			gauge("emily_prefix_cache_entries", "Token sequences the prefix cache holds.", func() float64 { return float64(pc.Stats().Entries) }),
+			counter("emily_prefix_cache_hits_total", "Prompts that reused a cached prefix.", func() float64 { return float64(pc.Stats().Hits) }),
+			counter("emily_prefix_cache_misses_total", "Prompts that found no cached prefix.", func() float64 { return float64(pc.Stats().Misses) }),
+			counter("emily_prefix_cache_reused_tokens_total", "Prompt positions not computed thanks to the prefix cache.", func() float64 { return float64(pc.Stats().ReusedTokens) }),
+			counter("emily_prefix_cache_evictions_total", "Entries evicted for the byte bound.", func() float64 { return float64(pc.Stats().Evictions) }),
+		)
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
