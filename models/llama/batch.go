@@ -411,7 +411,10 @@ func (b *Batcher) prefillChunk(r *row, limit int) (bool, int) {
 		}
 		if reuse > 0 {
 			err := emily.Try(func() {
-				copy(s.kv, kv) // views of the entry: positions [0, reuse)
+				// Views of the entry (positions [0, reuse)), in the
+				// session's layout.
+				copy(s.kv, m.asSession(kv))
+				freeAll(kv...)
 				s.capacity = reuse
 			})
 			if err != nil {
@@ -471,7 +474,11 @@ func (b *Batcher) prefillChunk(r *row, limit int) (bool, int) {
 		return false, n
 	}
 	if b.prefix != nil {
-		if err := emily.Try(func() { b.prefix.store(r.prompt[:end], prefixCopy(r.sess.kv, 0, end)) }); err != nil {
+		if err := emily.Try(func() {
+			rows := m.asRows(r.sess.kv)
+			defer freeAll(rows...)
+			b.prefix.store(r.prompt[:end], prefixCopy(rows, 0, end))
+		}); err != nil {
 			r.err = err
 		}
 	}

@@ -26,6 +26,30 @@ func prefixCopy(kv []*emily.Tensor, slot, n int) []*emily.Tensor {
 	return out
 }
 
+// asRows views a generation session's caches (1, 2·KVHeads, C, HeadDim)
+// as the batch's rows layout (2, 1, KVHeads, C, HeadDim): the same
+// memory (K's heads, then V's), so a reshape, no copy. The views are new
+// handles, the caller's to free.
+func (m *Model) asRows(kv []*emily.Tensor) []*emily.Tensor {
+	c := m.cfg
+	out := make([]*emily.Tensor, len(kv))
+	for i, t := range kv {
+		out[i] = emily.Reshape(t, 2, 1, c.KVHeads, t.Shape()[2], c.HeadDim)
+	}
+	return out
+}
+
+// asSession is asRows' inverse: (2, 1, KVHeads, C, HeadDim) views as a
+// session's (1, 2·KVHeads, C, HeadDim).
+func (m *Model) asSession(kv []*emily.Tensor) []*emily.Tensor {
+	c := m.cfg
+	out := make([]*emily.Tensor, len(kv))
+	for i, t := range kv {
+		out[i] = emily.Reshape(t, 1, 2*c.KVHeads, t.Shape()[3], c.HeadDim)
+	}
+	return out
+}
+
 // bucketFor is the smallest bucket (a power of two, at most MaxBatch)
 // holding n rows.
 func (b *Batcher) bucketFor(n int) int {
@@ -155,7 +179,9 @@ func (b *Batcher) place(ready []*row) {
 			continue // nothing to copy: the first step writes position 0
 		}
 		lay := make([]*emily.Tensor, c.Layers)
-		for i, t := range r.sess.kv {
+		rowsKV := b.m.asRows(r.sess.kv)
+		sessions = append(sessions, rowsKV...)
+		for i, t := range rowsKV {
 			if sc := t.Shape()[3]; sc >= capacity {
 				lay[i] = emily.Slice(t, emily.Ellipsis, emily.R(0, capacity), emily.Colon)
 			} else {
