@@ -10,7 +10,8 @@ import (
 func init() {
 	Symbols["github.com/emily-go/emily/serving/llamaserve/llamaserve"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"New": reflect.ValueOf(llamaserve.New),
+		"New":        reflect.ValueOf(llamaserve.New),
+		"NewBatched": reflect.ValueOf(llamaserve.NewBatched),
 
 		// type definitions
 		"Generator": reflect.ValueOf((*llamaserve.Generator)(nil)),

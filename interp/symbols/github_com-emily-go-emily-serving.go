@@ -25,10 +25,12 @@ func init() {
 		"NewServer":         reflect.ValueOf(serving.NewServer),
 		"RetryAfterSeconds": reflect.ValueOf(serving.RetryAfterSeconds),
 		"RunBatches":        reflect.ValueOf(serving.RunBatches),
+		"RunConcurrent":     reflect.ValueOf(serving.RunConcurrent),
 		"RunSerial":         reflect.ValueOf(serving.RunSerial),
 
 		// type definitions
 		"APIError":        reflect.ValueOf((*serving.APIError)(nil)),
+		"BatchGenerator":  reflect.ValueOf((*serving.BatchGenerator)(nil)),
 		"BatchOptions":    reflect.ValueOf((*serving.BatchOptions)(nil)),
 		"Embedder":        reflect.ValueOf((*serving.Embedder)(nil)),
 		"GenerateOptions": reflect.ValueOf((*serving.GenerateOptions)(nil)),
@@ -47,9 +49,44 @@ func init() {
 		"TokenLogprob":    reflect.ValueOf((*serving.TokenLogprob)(nil)),
 
 		// interface wrapper definitions
-		"_Embedder":  reflect.ValueOf((*_github_com_emily_go_emily_serving_Embedder)(nil)),
-		"_Generator": reflect.ValueOf((*_github_com_emily_go_emily_serving_Generator)(nil)),
+		"_BatchGenerator": reflect.ValueOf((*_github_com_emily_go_emily_serving_BatchGenerator)(nil)),
+		"_Embedder":       reflect.ValueOf((*_github_com_emily_go_emily_serving_Embedder)(nil)),
+		"_Generator":      reflect.ValueOf((*_github_com_emily_go_emily_serving_Generator)(nil)),
 	}
+}
+
+// _github_com_emily_go_emily_serving_BatchGenerator is an interface wrapper for BatchGenerator type
+type _github_com_emily_go_emily_serving_BatchGenerator struct {
+	IValue         interface{}
+	WContextLength func() int
+	WDecode        func(ids []int) string
+	WEncode        func(text string) []int
+	WEncodeChat    func(msgs []serving.Message) ([]int, error)
+	WGenerate      func(ctx context.Context, prompt []int, o serving.GenerateOptions, emit func(serving.Token) error) (serving.GenerateResult, error)
+	WMaxConcurrent func() int
+	WVocabSize     func() int
+}
+
+func (W _github_com_emily_go_emily_serving_BatchGenerator) ContextLength() int {
+	return W.WContextLength()
+}
+func (W _github_com_emily_go_emily_serving_BatchGenerator) Decode(ids []int) string {
+	return W.WDecode(ids)
+}
+func (W _github_com_emily_go_emily_serving_BatchGenerator) Encode(text string) []int {
+	return W.WEncode(text)
+}
+func (W _github_com_emily_go_emily_serving_BatchGenerator) EncodeChat(msgs []serving.Message) ([]int, error) {
+	return W.WEncodeChat(msgs)
+}
+func (W _github_com_emily_go_emily_serving_BatchGenerator) Generate(ctx context.Context, prompt []int, o serving.GenerateOptions, emit func(serving.Token) error) (serving.GenerateResult, error) {
+	return W.WGenerate(ctx, prompt, o, emit)
+}
+func (W _github_com_emily_go_emily_serving_BatchGenerator) MaxConcurrent() int {
+	return W.WMaxConcurrent()
+}
+func (W _github_com_emily_go_emily_serving_BatchGenerator) VocabSize() int {
+	return W.WVocabSize()
 }
 
 // _github_com_emily_go_emily_serving_Embedder is an interface wrapper for Embedder type

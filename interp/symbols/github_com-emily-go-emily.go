@@ -241,6 +241,7 @@ func init() {
 		"NewAxis":                         reflect.ValueOf(&emily.NewAxis).Elem(),
 		"NewScope":                        reflect.ValueOf(emily.NewScope),
 		"NewStream":                       reflect.ValueOf(emily.NewStream),
+		"NewSweepScope":                   reflect.ValueOf(emily.NewSweepScope),
 		"Norm":                            reflect.ValueOf(emily.Norm),
 		"NormOrd":                         reflect.ValueOf(emily.NormOrd),
 		"Normal":                          reflect.ValueOf(emily.Normal),
