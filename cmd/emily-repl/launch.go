@@ -21,7 +21,7 @@ func runLaunch(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 0, "number of ranks (with --hostfile: its length)")
 	backend := fs.String("backend", "ring", "MLX distributed backend: ring (TCP on 127.0.0.1), nccl (one GPU a rank) or mpi (through mpirun)")
-	hostfile := fs.String("hostfile", "", "ring: an MLX hostfile (JSON list of [\"ip:port\"] per rank) instead of free 127.0.0.1 ports")
+	hostfile := fs.String("hostfile", "", "ring: an MLX hostfile (JSON list of [\"ip:port\"] per rank) instead of free 127.0.0.1 ports; ranks on other hosts start over ssh ($EMILY_LAUNCH_SSH), with this binary's path and working directory there")
 	timeout := fs.Duration("timeout", 0, "stop every rank after this long (e.g. 10m), naming the ranks still running; 0: no limit")
 	keepGoing := fs.Bool("keep-going", false, "passed to each rank: report a failing cell and go on")
 	fs.Usage = func() {

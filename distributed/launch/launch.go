@@ -1,5 +1,6 @@
-// Package launch starts the ranks of a distributed program on this host,
-// the way MLX Python's mlx.launch does (DESIGN.md decision 14): N copies
+// Package launch starts the ranks of a distributed program on this host
+// (and, for a ring hostfile naming other hosts, on those over ssh:
+// remote.go), the way MLX Python's mlx.launch does (DESIGN.md decision 14): N copies
 // of one command, each with the environment MLX's backend reads (ring:
 // MLX_RANK and MLX_HOSTFILE, a JSON list of "ip:port" per rank on free
 // 127.0.0.1 ports; nccl: MLX_RANK, MLX_WORLD_SIZE, NCCL_HOST_IP,
@@ -119,33 +120,36 @@ func RankEnv(backend string, r, n int, hostfile string, ncclPort int) []string {
 	return env
 }
 
-// hostfileRanks reads an MLX ring hostfile and checks every rank of it is
-// on this host.
-func hostfileRanks(path string) (int, error) {
+// hostfileRanks reads an MLX ring hostfile: the number of ranks, each
+// rank's host when it is not this one ("" when it is), and the file.
+func hostfileRanks(path string) (int, []string, []byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, fmt.Errorf("launch: --hostfile: %w", err)
+		return 0, nil, nil, fmt.Errorf("launch: --hostfile: %w", err)
 	}
 	var hosts [][]string
 	if err := json.Unmarshal(data, &hosts); err != nil {
-		return 0, fmt.Errorf("launch: --hostfile %s is not MLX's ring hostfile (a JSON list, one list of \"ip:port\" per rank): %w", path, err)
+		return 0, nil, nil, fmt.Errorf("launch: --hostfile %s is not MLX's ring hostfile (a JSON list, one list of \"ip:port\" per rank): %w", path, err)
 	}
 	if len(hosts) == 0 {
-		return 0, fmt.Errorf("launch: --hostfile %s lists no rank", path)
+		return 0, nil, nil, fmt.Errorf("launch: --hostfile %s lists no rank", path)
 	}
+	remote := make([]string, len(hosts))
 	for r, h := range hosts {
-		for _, addr := range h {
+		if len(h) == 0 {
+			return 0, nil, nil, fmt.Errorf("launch: --hostfile %s: rank %d lists no address", path, r)
+		}
+		for i, addr := range h {
 			host, _, err := net.SplitHostPort(addr)
 			if err != nil {
-				return 0, fmt.Errorf("launch: --hostfile %s: rank %d: %q is not ip:port", path, r, addr)
+				return 0, nil, nil, fmt.Errorf("launch: --hostfile %s: rank %d: %q is not ip:port", path, r, addr)
 			}
-			if !isLocal(host) {
-				return 0, fmt.Errorf("launch: --hostfile %s: rank %d is on %s, not this host; launch starts ranks on this host only: "+
-					"start rank %d there yourself with MLX_RANK=%d MLX_HOSTFILE=<this file> emily-repl FILE, or use mlx.launch's ssh mode", path, r, host, r, r)
+			if i == 0 && !isLocal(host) {
+				remote[r] = host // started there over ssh (remote.go)
 			}
 		}
 	}
-	return len(hosts), nil
+	return len(hosts), remote, data, nil
 }
 
 func isLocal(host string) bool {
@@ -193,13 +197,16 @@ func Run(ctx context.Context, c Config) error {
 	}
 	var hostfile string
 	var ncclPort int
+	var remote []string // per rank: its host when not this one (ring hostfile)
+	var hostfileData []byte
 	switch c.Backend {
 	case "ring":
 		if c.Hostfile != "" {
-			n, err := hostfileRanks(c.Hostfile)
+			n, rem, data, err := hostfileRanks(c.Hostfile)
 			if err != nil {
 				return err
 			}
+			remote, hostfileData = rem, data
 			if c.N != 0 && c.N != n {
 				return fmt.Errorf("launch: -n %d but --hostfile %s lists %d ranks", c.N, c.Hostfile, n)
 			}
@@ -233,10 +240,33 @@ func Run(ctx context.Context, c Config) error {
 	}
 	var outMu sync.Mutex // one line at a time, whole, across ranks
 	ranks := make([]*rank, c.N)
+	dir := c.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	var stdins []io.Closer // remote ranks' ssh stdin, closed at the end: it stops what is left of them
+	defer func() {
+		for _, w := range stdins {
+			w.Close()
+		}
+	}()
 	for r := range ranks {
-		cmd := exec.Command(c.Command[0], c.Command[1:]...)
-		cmd.Dir = c.Dir
-		cmd.Env = append(append(os.Environ(), c.Env...), RankEnv(c.Backend, r, c.N, hostfile, ncclPort)...)
+		var cmd *exec.Cmd
+		if r < len(remote) && remote[r] != "" {
+			cmd = sshCommand(remote[r], r, hostfileData, dir, c.Env, c.Command)
+			cmd.Env = os.Environ()
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				return err
+			}
+			cmd.Stdin = pr
+			defer pr.Close()
+			stdins = append(stdins, pw)
+		} else {
+			cmd = exec.Command(c.Command[0], c.Command[1:]...)
+			cmd.Dir = c.Dir
+			cmd.Env = append(append(os.Environ(), c.Env...), RankEnv(c.Backend, r, c.N, hostfile, ncclPort)...)
+		}
 		// Each rank leads its own process group, so a stop reaches the
 		// processes it started too (the session's worker).
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
