@@ -201,23 +201,16 @@ func (m *Model) stepRows(tokens, pos *emily.Tensor, kv []*emily.Tensor) (logits 
 	}
 
 	x := m.w.TokenEmbd.rows(tokens) // (B, 1, hidden)
-	heads := func(y *emily.Tensor, n int) *emily.Tensor {
-		return emily.Transpose(emily.Reshape(y, b, 1, n, hd), 0, 2, 1, 3) // (B, n, 1, hd)
-	}
 	out = make([]*emily.Tensor, len(kv))
 	for i := range m.w.Blocks {
 		blk := &m.w.Blocks[i]
 		h := emily.RMSNorm(x, blk.AttnNorm, c.NormEps)
-		q := rope(heads(blk.Q.apply(h), c.Heads))
-		k := rope(heads(blk.K.apply(h), c.KVHeads))
-		v := heads(blk.V.apply(h), c.KVHeads)
+		q, k, v := m.attnInputs(blk, h, rope) // (B, ·, 1, hd)
 		kvc := emily.PutAlongAxis(kv[i], at, emily.Stack([]*emily.Tensor{k, v}, 0), 3)
 		out[i] = kvc
 		a := emily.ScaledDotProductAttentionMasked(q, kvc.Slice(0), kvc.Slice(1), mask, scale)
-		a = emily.Reshape(emily.Transpose(a, 0, 2, 1, 3), b, 1, c.Heads*hd)
-		x = emily.Add(x, blk.O.apply(a))
-		h = emily.RMSNorm(x, blk.FFNNorm, c.NormEps)
-		x = emily.Add(x, blk.Down.apply(emily.Mul(emily.Silu(blk.Gate.apply(h)), blk.Up.apply(h))))
+		x = emily.Add(x, blk.O.apply(m.merge(a)))
+		x = emily.Add(x, m.mlp(blk, emily.RMSNorm(x, blk.FFNNorm, c.NormEps)))
 	}
 	x = emily.RMSNorm(emily.Reshape(x, b, c.Hidden), m.w.OutputNorm, c.NormEps)
 	return m.head.apply(x), out

@@ -176,8 +176,8 @@ func (m *Model) prepare(o LoadOptions) {
 		for _, l := range []*Linear{&b.Q, &b.K, &b.V, &b.O, &b.Gate, &b.Up, &b.Down} {
 			l.prepare(!o.Dequantize)
 		}
-		b.qkv, b.qkvSplit = joinLinears(&b.Q, &b.K, &b.V)
-		b.gateUp, b.gateSplit = joinLinears(&b.Gate, &b.Up)
+		b.qkv = joinLinears(&b.Q, &b.K, &b.V)
+		b.gateUp = joinLinears(&b.Gate, &b.Up)
 	}
 	w.TokenEmbd.prepare(!o.Dequantize)
 	m.head = &w.TokenEmbd
@@ -250,6 +250,48 @@ func (m *Model) rotate(x, cos, sin *emily.Tensor) *emily.Tensor {
 	return out
 }
 
+// heads is y (n, T, count·hd) as (n, count, T, hd). At T = 1 (every
+// decode step) the transpose moves nothing, so it is left out: on a GPU a
+// step is bound by the host's cost per MLX primitive, views included.
+func (m *Model) heads(y *emily.Tensor, count int) *emily.Tensor {
+	sh, hd := y.Shape(), m.cfg.HeadDim
+	if sh[1] == 1 {
+		return emily.Reshape(y, sh[0], count, 1, hd)
+	}
+	return emily.Transpose(emily.Reshape(y, sh[0], sh[1], count, hd), 0, 2, 1, 3)
+}
+
+// merge is the attention's output a (n, Heads, T, hd) as (n, T,
+// Heads·hd), heads' inverse.
+func (m *Model) merge(a *emily.Tensor) *emily.Tensor {
+	sh := a.Shape()
+	if sh[2] == 1 {
+		return emily.Reshape(a, sh[0], 1, sh[1]*sh[3])
+	}
+	return emily.Reshape(emily.Transpose(a, 0, 2, 1, 3), sh[0], sh[2], sh[1]*sh[3])
+}
+
+// attnInputs is layer b's queries (n, Heads, T, hd), keys and values (n,
+// KVHeads, T, hd) of h (n, T, hidden), the queries and keys turned by
+// rope. With the joined product, its heads are Q|K|V side by side and Q
+// and K turn in one rope (per head, so the same values as apart).
+func (m *Model) attnInputs(b *block, h *emily.Tensor, rope func(*emily.Tensor) *emily.Tensor) (q, k, v *emily.Tensor) {
+	c := m.cfg
+	if b.qkv == nil {
+		return rope(m.heads(b.Q.apply(h), c.Heads)), rope(m.heads(b.K.apply(h), c.KVHeads)), m.heads(b.V.apply(h), c.KVHeads)
+	}
+	all := m.heads(b.qkv.apply(h), c.Heads+2*c.KVHeads)
+	qkv := emily.SplitAt(all, []int{c.Heads + c.KVHeads}, 1)
+	qk := emily.SplitAt(rope(qkv[0]), []int{c.Heads}, 1)
+	return qk[0], qk[1], qkv[1]
+}
+
+// mlp is layer b's SwiGLU feed-forward of h: Down(silu(Gate h) · Up h).
+func (m *Model) mlp(b *block, h *emily.Tensor) *emily.Tensor {
+	gu := applySplit(b.gateUp, h, &b.Gate, &b.Up)
+	return b.Down.apply(emily.Mul(emily.Silu(gu[0]), gu[1]))
+}
+
 // step is the decoder on one chunk: tokens (1, T) int32 at positions
 // pos … pos+T-1 (pos a 0-d int32), with the cache kv[i] (1, 2·KVHeads,
 // C, HeadDim) float32 of layer i, its keys' heads then its values', holding
@@ -274,48 +316,20 @@ func (m *Model) step(tokens, pos, last *emily.Tensor, kv []*emily.Tensor) (logit
 	scale := 1 / math.Sqrt(float64(hd))
 
 	x := m.w.TokenEmbd.rows(tokens) // (1, T, hidden)
-	// heads is y (1, T, n·hd) as (1, n, T, hd). At T = 1 (every decode
-	// step) the transpose moves nothing, so it is left out: on a GPU a
-	// step is bound by the host's cost per MLX primitive, views included.
-	heads := func(y *emily.Tensor, n int) *emily.Tensor {
-		if t == 1 {
-			return emily.Reshape(y, 1, n, 1, hd)
-		}
-		return emily.Transpose(emily.Reshape(y, 1, t, n, hd), 0, 2, 1, 3)
-	}
-	merge := func(a *emily.Tensor) *emily.Tensor { // (1, n, T, hd) → (1, T, n·hd)
-		if t == 1 {
-			return emily.Reshape(a, 1, 1, c.Heads*hd)
-		}
-		return emily.Reshape(emily.Transpose(a, 0, 2, 1, 3), 1, t, c.Heads*hd)
-	}
+	rope := func(x *emily.Tensor) *emily.Tensor { return m.ropeFn(x, pos, fpos) }
 	kvh := c.KVHeads
 	out = make([]*emily.Tensor, len(kv))
 	for i := range m.w.Blocks {
 		b := &m.w.Blocks[i]
 		h := emily.RMSNorm(x, b.AttnNorm, c.NormEps)
-		var q, k, v *emily.Tensor
-		if b.qkv != nil {
-			// One product, its heads Q|K|V side by side: Q and K rotate in
-			// one RoPE (per head, so the same values as apart).
-			all := heads(b.qkv.apply(h), c.Heads+2*kvh)
-			qkv := emily.SplitAt(all, []int{c.Heads + kvh}, 1)
-			qk := emily.SplitAt(m.ropeFn(qkv[0], pos, fpos), []int{c.Heads}, 1)
-			q, k, v = qk[0], qk[1], qkv[1]
-		} else {
-			q = m.ropeFn(heads(b.Q.apply(h), c.Heads), pos, fpos)
-			k = m.ropeFn(heads(b.K.apply(h), kvh), pos, fpos)
-			v = heads(b.V.apply(h), kvh)
-		}
+		q, k, v := m.attnInputs(b, h, rope)
 		// The cache is (1, 2·KVHeads, C, hd): K's heads, then V's.
 		kvc := emily.DynamicSetSlice(kv[i], emily.Concatenate([]*emily.Tensor{k, v}, 1), pos, []int{2})
 		out[i] = kvc
 		kc := emily.SplitAt(kvc, []int{kvh}, 1)
 		a := emily.ScaledDotProductAttentionMasked(q, kc[0], kc[1], mask, scale)
-		x = emily.Add(x, b.O.apply(merge(a)))
-		h = emily.RMSNorm(x, b.FFNNorm, c.NormEps)
-		gu := applySplit(b.gateUp, b.gateSplit, h, &b.Gate, &b.Up)
-		x = emily.Add(x, b.Down.apply(emily.Mul(emily.Silu(gu[0]), gu[1])))
+		x = emily.Add(x, b.O.apply(m.merge(a)))
+		x = emily.Add(x, m.mlp(b, emily.RMSNorm(x, b.FFNNorm, c.NormEps)))
 	}
 	x = emily.Take(x, last, 1) // (1, hidden)
 	x = emily.RMSNorm(x, m.w.OutputNorm, c.NormEps)

@@ -39,8 +39,6 @@ type block struct {
 	// three and two times: on a GPU a decode step is bound by its kernel
 	// count, not by its flops. Nil when the parts cannot be joined.
 	qkv, gateUp *Linear
-	qkvSplit    []int // where the joined outputs split: Q|K|V
-	gateSplit   []int // Gate|Up
 }
 
 // Linear is y = x·Wᵀ (+ bias) for W (out, in), bound from NAME.weight and
@@ -136,16 +134,15 @@ func (l *Linear) prepare(keepQuantized bool) {
 }
 
 // joinLinears is one Linear whose outputs are the parts' outputs side by
-// side (their rows of W stacked), with the split points of those outputs;
-// nil when the parts differ in form (float or quantized, bits, group, or
+// side (their rows of W stacked); nil when the parts differ in form (float or quantized, bits, group, or
 // bias). The parts become views of the joined tensors, so nothing is held
 // twice. A row's dot product is the same computation in the joined
 // product, so the results are those of the separate ones.
-func joinLinears(parts ...*Linear) (*Linear, []int) {
+func joinLinears(parts ...*Linear) *Linear {
 	p0 := parts[0]
 	for _, p := range parts[1:] {
 		if p.Bits != p0.Bits || p.Group != p0.Group || (p.Bias == nil) != (p0.Bias == nil) || (p.wt == nil) != (p0.wt == nil) {
-			return nil, nil
+			return nil
 		}
 	}
 	cat := func(get func(*Linear) *emily.Tensor) *emily.Tensor {
@@ -156,12 +153,6 @@ func joinLinears(parts ...*Linear) (*Linear, []int) {
 		return emily.Concatenate(ts, 0).Eval()
 	}
 	j := &Linear{Bits: p0.Bits, Group: p0.Group}
-	var splits []int
-	rows := 0
-	for _, p := range parts[:len(parts)-1] {
-		rows += p.outputs()
-		splits = append(splits, rows)
-	}
 	if p0.Bias != nil {
 		j.Bias = cat(func(l *Linear) *emily.Tensor { return l.Bias })
 	}
@@ -192,7 +183,7 @@ func joinLinears(parts ...*Linear) (*Linear, []int) {
 		}
 		lo = hi
 	}
-	return j, splits
+	return j
 }
 
 // outputs is W's row count.
@@ -203,15 +194,22 @@ func (l *Linear) outputs() int {
 	return l.Weight.Shape()[0]
 }
 
-// applySplit is the joined product of parts, split back into each part's
-// outputs along the last axis.
-func applySplit(j *Linear, splits []int, x *emily.Tensor, parts ...*Linear) []*emily.Tensor {
+// applySplit is the joined product j of parts (joinLinears), split back
+// into each part's outputs along the last axis; the parts one by one when
+// j is nil.
+func applySplit(j *Linear, x *emily.Tensor, parts ...*Linear) []*emily.Tensor {
 	if j == nil {
 		out := make([]*emily.Tensor, len(parts))
 		for i, p := range parts {
 			out[i] = p.apply(x)
 		}
 		return out
+	}
+	var splits []int
+	at := 0
+	for _, p := range parts[:len(parts)-1] {
+		at += p.outputs()
+		splits = append(splits, at)
 	}
 	y := j.apply(x)
 	return emily.SplitAt(y, splits, len(y.Shape())-1)
