@@ -56,6 +56,23 @@ if [[ ",${GPU_CHECK:-all}," == *",minilm,"* ]]; then
     -json "$out/minilm.json" 2>&1 | tee "$out/bench-minilm-gpu.log"
 fi
 
+# GPU_CHECK=llamacpp (named on its own; a pack made with GPU_PACK_LLAMACPP=1):
+# llama-bench and llama-server built with CUDA for this GPU's architecture
+# into /tmp/llama-build/bin, which GPU_CHECK=generate and serve then use as
+# their llama.cpp peers (scripts/gpu-llamacpp.sh; LLAMACPP_BG=1 builds in
+# the background, and LLAMACPP_WAIT=S makes those steps wait for it).
+if [[ ",${GPU_CHECK:-all}," == *",llamacpp,"* && -f "$pack/llama.cpp-src.tar.xz" ]]; then
+  bash scripts/gpu-llamacpp.sh "$pack/llama.cpp-src.tar.xz" 2>&1 | tee -a "$out/gpu.txt"
+fi
+# Waits (up to LLAMACPP_WAIT seconds) for a background llama.cpp build.
+llama_bin() {
+  local waited=0
+  while [[ -d /tmp/llama-build && ! -f /tmp/llama-build/done && $waited -lt ${LLAMACPP_WAIT:-0} ]] && pgrep -f 'cmake --build /tmp/llama-build' >/dev/null; do
+    sleep 5; waited=$((waited + 5))
+  done
+  [[ -x "/tmp/llama-build/bin/$1" ]] && echo "-$1 /tmp/llama-build/bin/$1"
+}
+
 # GPU_CHECK=generate (named on its own; a pack made with GPU_PACK_LLM=1):
 # bench-generate, models/llama in every lane beside mlx-lm on the same
 # weights (converted there by scripts/gguf-to-mlx.py with MLX's own GGUF
@@ -66,7 +83,24 @@ if [[ ",${GPU_CHECK:-all}," == *",generate,"* && -f "$pack/llm.gguf" ]]; then
   export PYTHONPATH="$PWD/.deps/mlx:$site${PYTHONPATH:+:$PYTHONPATH}"
   [[ -d /tmp/llm-mlx ]] || python3 scripts/gguf-to-mlx.py "$pack/llm.gguf" /tmp/llm-mlx 2>&1 | tail -3
   ./bin/bench-generate -model "$pack/llm.gguf" -device gpu -mlxlm-python python3 -mlxlm-model /tmp/llm-mlx \
-    -rounds "${GENERATE_ROUNDS:-3}" -json "$out/generate.json" ${GENERATE_FLAGS:-} 2>&1 | tee "$out/bench-generate-gpu.log"
+    $(llama_bin llama-bench) -rounds "${GENERATE_ROUNDS:-3}" -json "$out/generate.json" ${GENERATE_FLAGS:-} 2>&1 | tee "$out/bench-generate-gpu.log"
+fi
+
+# GPU_CHECK=serve (named on its own; a pack made with GPU_PACK_LLM=1):
+# bench-serve, emily-repl serve on the GPU with SERVE_FLAGS (default: 1, 8,
+# 32 and 64 streaming clients, short and long prompts), beside
+# mlx_lm.server on the converted weights and llama-server when
+# GPU_CHECK=llamacpp built it.
+if [[ ",${GPU_CHECK:-all}," == *",serve,"* && -f "$pack/llm.gguf" ]]; then
+  site=/tmp/mlxlm-site
+  [[ -d "$site/mlx_lm" ]] || python3 -m pip install --quiet --no-deps --no-index --target "$site" "$pack"/wheels/mlx_lm-*.whl 2>&1 | tail -3
+  export PYTHONPATH="$PWD/.deps/mlx:$site${PYTHONPATH:+:$PYTHONPATH}"
+  [[ -d /tmp/llm-mlx ]] || python3 scripts/gguf-to-mlx.py "$pack/llm.gguf" /tmp/llm-mlx 2>&1 | tail -3
+  peers="-mlxlm-python python3 -mlxlm-model /tmp/llm-mlx"
+  [[ "${SERVE_PEERS:-1}" == 0 ]] && peers=""
+  [[ "${SERVE_PEERS:-1}" == 0 ]] || peers="$peers $(llama_bin llama-server)"
+  ./bin/bench-serve -emily bin/emily-repl -model "$pack/llm.gguf" $peers -json "$out/serve.json" \
+    ${SERVE_FLAGS:-} 2>&1 | tee "$out/bench-serve-gpu.log"
 fi
 
 # GPU_CHECK=train (named on its own): bench-train, the MLP, CNN and tiny

@@ -19,6 +19,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/emily-go/emily"
@@ -155,6 +156,14 @@ type LoadOptions struct {
 	// quantized and multiply through emily.QuantizedMatmul. Load picks
 	// by device (DefaultLoadOptions).
 	Dequantize bool
+	// FloatRows > 0 keeps, beside each weight kept quantized, a float32
+	// copy for products of at least FloatRows rows (prefill chunks, wide
+	// batches): one float matmul (cuBLAS on a GPU) in place of
+	// QuantizedMatmul, whose kernels are built for a few rows, as
+	// llama.cpp dequantizes for batches over 32. It costs the float32
+	// weights' memory (4 bytes a parameter). 0: never.
+	// $EMILY_LLM_FLOAT_ROWS sets DefaultLoadOptions' value.
+	FloatRows int
 }
 
 // DefaultLoadOptions are Load's: dequantized on the CPU, where MLX's
@@ -162,7 +171,15 @@ type LoadOptions struct {
 // faster (measured on SmolLM2: BENCHMARKS.md, TestDecodeSpeed), quantized
 // on a GPU, where memory bandwidth decides.
 func DefaultLoadOptions() LoadOptions {
-	return LoadOptions{Dequantize: emily.DefaultDevice() == "cpu"}
+	o := LoadOptions{Dequantize: emily.DefaultDevice() == "cpu"}
+	if v := os.Getenv("EMILY_LLM_FLOAT_ROWS"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			o.FloatRows = n
+		} else {
+			fmt.Fprintf(os.Stderr, "llama: EMILY_LLM_FLOAT_ROWS=%q is not a row count (0, 32, …): ignored\n", v)
+		}
+	}
+	return o
 }
 
 // prepare converts the weights to the forms the step multiplies by, once.
@@ -174,15 +191,15 @@ func (m *Model) prepare(o LoadOptions) {
 		b := &w.Blocks[i]
 		b.AttnNorm, b.FFNNorm = f32(b.AttnNorm), f32(b.FFNNorm)
 		for _, l := range []*Linear{&b.Q, &b.K, &b.V, &b.O, &b.Gate, &b.Up, &b.Down} {
-			l.prepare(!o.Dequantize)
+			l.prepare(!o.Dequantize, o.FloatRows)
 		}
 		b.qkv = joinLinears(&b.Q, &b.K, &b.V)
 		b.gateUp = joinLinears(&b.Gate, &b.Up)
 	}
-	w.TokenEmbd.prepare(!o.Dequantize)
+	w.TokenEmbd.prepare(!o.Dequantize, 0)
 	m.head = &w.TokenEmbd
 	if w.Output != nil {
-		w.Output.prepare(!o.Dequantize)
+		w.Output.prepare(!o.Dequantize, o.FloatRows)
 		m.head = w.Output
 	}
 	if w.RopeFreqs == nil {

@@ -26,18 +26,23 @@ type reference struct {
 }
 
 var (
-	smolOnce [2]sync.Once
-	smol     [2]*llama.Model
-	smolErr  [2]error
+	smolOnce [3]sync.Once
+	smol     [3]*llama.Model
+	smolErr  [3]error
 )
 
 // smolLM2 loads the GGUF once per way of keeping its weights: 0 as Load
-// does on this device, 1 the other way (quantized ↔ dequantized).
+// does on this device, 1 the other way (quantized ↔ dequantized), 2
+// quantized with float copies for products of 8 rows or more (a prefill
+// through float matmuls, the decode through QuantizedMatmul).
 func smolLM2(t testing.TB, which int) *llama.Model {
 	t.Helper()
 	o := llama.DefaultLoadOptions()
-	if which == 1 {
+	switch which {
+	case 1:
 		o.Dequantize = !o.Dequantize
+	case 2:
+		o.Dequantize, o.FloatRows = false, 8
 	}
 	smolOnce[which].Do(func() { smol[which], smolErr[which] = llama.LoadWith(llama.DefaultPath(), o) })
 	if smolErr[which] != nil {
@@ -68,7 +73,9 @@ func greedy(t *testing.T, m *llama.Model, prompt []int, o llama.Options) []int {
 // the native and fuse lanes (and the evaluator lane on two prompts), the
 // prompt in one chunk and in chunks of 16; and kept the other way
 // (quantized through QuantizedMatmul on the CPU) in the native lane on
-// two prompts.
+// two prompts; and quantized with LoadOptions.FloatRows (the prompt's
+// products through float copies, the decode's through QuantizedMatmul)
+// in the native lane on two prompts.
 func TestSmolLM2MatchesMLXLM(t *testing.T) {
 	raw, err := os.ReadFile("testdata/reference.json")
 	if err != nil {
@@ -84,16 +91,19 @@ func TestSmolLM2MatchesMLXLM(t *testing.T) {
 	for _, run := range []struct {
 		which int
 		lane  llama.Lane
-	}{{0, llama.Native}, {0, llama.Fuse}, {0, llama.Evaluator}, {1, llama.Native}} {
+	}{{0, llama.Native}, {0, llama.Fuse}, {0, llama.Evaluator}, {1, llama.Native}, {2, llama.Native}} {
 		m := smolLM2(t, run.which)
 		lane := run.lane
 		name := lane.String()
-		if run.which == 1 {
+		switch run.which {
+		case 1:
 			name += "/other-weights"
+		case 2:
+			name += "/float-prefill"
 		}
 		t.Run(name, func(t *testing.T) {
 			for i, p := range ref.Prompts {
-				if (lane == llama.Evaluator || run.which == 1) && i >= 2 {
+				if (lane == llama.Evaluator || run.which != 0) && i >= 2 {
 					break // slow lanes (quantized matmul is scalar code on the CPU): two prompts
 				}
 				o := llama.Options{MaxTokens: ref.MaxTokens, IgnoreEOG: true, Lane: lane}

@@ -58,6 +58,12 @@ type Linear struct {
 	// when a quantized weight is kept quantized (QuantizedMatmul). w is
 	// the float W (out, in) it is a view of.
 	w, wt *emily.Tensor
+
+	// wtRows is a float32 Wᵀ kept beside a quantized weight for products
+	// of at least floatRows rows (LoadOptions.FloatRows: a prefill
+	// chunk), wRows the W it is a view of; nil when there is none.
+	wRows, wtRows *emily.Tensor
+	floatRows     int
 }
 
 // Quantized reports whether the weight is stored quantized.
@@ -116,13 +122,21 @@ func (l *Linear) float() *emily.Tensor {
 // float Wᵀ, or with keepQuantized a quantized weight's triple with float32
 // scales and biases (exact: they are float16 in the file), so the
 // activations stay float32.
-func (l *Linear) prepare(keepQuantized bool) {
+//
+// floatRows > 0 also keeps a quantized weight's float Wᵀ, for products of
+// that many rows or more (LoadOptions.FloatRows).
+func (l *Linear) prepare(keepQuantized bool, floatRows int) {
 	if l.Bias != nil {
 		l.Bias = emily.Astype(l.Bias, emily.Float32).Eval()
 	}
 	if l.Quantized() && keepQuantized {
 		l.Scales = emily.Astype(l.Scales, emily.Float32).Eval()
 		l.Biases = emily.Astype(l.Biases, emily.Float32).Eval()
+		if floatRows > 0 {
+			l.wRows = l.float().Eval()
+			l.wtRows = emily.Transpose(l.wRows).Eval()
+			l.floatRows = floatRows
+		}
 		return
 	}
 	// wt is a transposed view of w: MLX's matmul reads it as a
@@ -141,7 +155,7 @@ func (l *Linear) prepare(keepQuantized bool) {
 func joinLinears(parts ...*Linear) *Linear {
 	p0 := parts[0]
 	for _, p := range parts[1:] {
-		if p.Bits != p0.Bits || p.Group != p0.Group || (p.Bias == nil) != (p0.Bias == nil) || (p.wt == nil) != (p0.wt == nil) {
+		if p.Bits != p0.Bits || p.Group != p0.Group || (p.Bias == nil) != (p0.Bias == nil) || (p.wt == nil) != (p0.wt == nil) || (p.wRows == nil) != (p0.wRows == nil) {
 			return nil
 		}
 	}
@@ -164,6 +178,11 @@ func joinLinears(parts ...*Linear) *Linear {
 		j.Weight = cat(func(l *Linear) *emily.Tensor { return l.Weight })
 		j.Scales = cat(func(l *Linear) *emily.Tensor { return l.Scales })
 		j.Biases = cat(func(l *Linear) *emily.Tensor { return l.Biases })
+		if p0.wRows != nil {
+			j.wRows = cat(func(l *Linear) *emily.Tensor { return l.wRows })
+			j.wtRows = emily.Transpose(j.wRows).Eval()
+			j.floatRows = p0.floatRows
+		}
 	}
 	// The parts keep working (as views) for code that applies them one
 	// by one.
@@ -180,6 +199,10 @@ func joinLinears(parts ...*Linear) *Linear {
 			p.Weight = p.w
 		} else {
 			p.Weight, p.Scales, p.Biases = view(j.Weight), view(j.Scales), view(j.Biases)
+			if p.wRows != nil {
+				p.wRows = view(j.wRows)
+				p.wtRows = emily.Transpose(p.wRows).Eval()
+			}
 		}
 		lo = hi
 	}
@@ -220,6 +243,8 @@ func (l *Linear) apply(x *emily.Tensor) *emily.Tensor {
 	var y *emily.Tensor
 	if l.wt != nil {
 		y = emily.Matmul(x, l.wt)
+	} else if l.wtRows != nil && productRows(x) >= l.floatRows {
+		y = emily.Matmul(x, l.wtRows)
 	} else {
 		y = emily.QuantizedMatmul(x, l.Weight, l.Scales, l.Biases, true, l.Group, l.Bits)
 	}
@@ -227,6 +252,17 @@ func (l *Linear) apply(x *emily.Tensor) *emily.Tensor {
 		y = emily.Add(y, l.Bias)
 	}
 	return y
+}
+
+// productRows is the number of rows of x·Wᵀ: every axis of x but the
+// last (a traced shape is static, so a program takes one path).
+func productRows(x *emily.Tensor) int {
+	n := 1
+	sh := x.Shape()
+	for _, d := range sh[:len(sh)-1] {
+		n *= d
+	}
+	return n
 }
 
 // rows is the embedding lookup W[ids] (ids (…) → (…, in)) float32: for a
