@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -42,6 +43,10 @@ type BatchOptions struct {
 	// values of prompts and completions kept, LRU, for later prompts that
 	// share a prefix with them.
 	PrefixCacheBytes int64
+	// Serial issues each step only after the last one's tokens were
+	// handled (no pipelining; decode says what that is): for measuring
+	// what the pipelining gives. $EMILY_BATCH_SERIAL=1 sets it.
+	Serial bool
 }
 
 // ErrBatcherClosed is the error of a generation on a closed Batcher.
@@ -61,7 +66,7 @@ type Batcher struct {
 	close  sync.Once
 
 	active, waiting, bucket, capacity atomic.Int64
-	steps, rowSteps, peak             atomic.Int64
+	steps, rowSteps, peak, aheadSteps atomic.Int64
 
 	// The loop's state (its goroutine alone touches it).
 	pending []*row
@@ -69,6 +74,7 @@ type Batcher struct {
 	kv      []*emily.Tensor // a layer each: (2, bucket, KVHeads, capacity, HeadDim)
 	keys    *emily.Tensor   // (bucket, 2) uint32
 	counts  *emily.Tensor   // (bucket, V) float32, made when a row has penalties
+	ahead   *queuedStep     // the next step, issued before the last one's tokens were handled
 }
 
 // NewBatcher starts a Batcher of m; Close stops it.
@@ -81,6 +87,9 @@ func (m *Model) NewBatcher(o BatchOptions) (*Batcher, error) {
 	}
 	if o.MinCache <= 0 {
 		o.MinCache = 256
+	}
+	if os.Getenv("EMILY_BATCH_SERIAL") == "1" {
+		o.Serial = true
 	}
 	if o.PrefixCacheBytes < 0 {
 		return nil, fmt.Errorf("llama.NewBatcher: PrefixCacheBytes %d is negative (fix: 0 for none, or a byte count)", o.PrefixCacheBytes)
@@ -121,12 +130,16 @@ type BatchStats struct {
 	// running rows (RowSteps/Steps is the mean batch); Peak is the most
 	// rows one step ran.
 	Steps, RowSteps, Peak int64
+	// Ahead counts the steps issued before the previous step's tokens
+	// were read (pipelined; see decode).
+	Ahead int64
 }
 
 // Stats returns the state now.
 func (b *Batcher) Stats() BatchStats {
 	return BatchStats{Active: int(b.active.Load()), Waiting: int(b.waiting.Load()), Bucket: int(b.bucket.Load()),
-		Capacity: int(b.capacity.Load()), Steps: b.steps.Load(), RowSteps: b.rowSteps.Load(), Peak: b.peak.Load()}
+		Capacity: int(b.capacity.Load()), Steps: b.steps.Load(), RowSteps: b.rowSteps.Load(), Peak: b.peak.Load(),
+		Ahead: b.aheadSteps.Load()}
 }
 
 // Close cancels the generations still running (their error is
@@ -308,6 +321,10 @@ func (b *Batcher) finish(r *row, reason string, err error) {
 
 // idle drops the batch's arrays when nothing runs.
 func (b *Batcher) idle() {
+	if b.ahead != nil {
+		b.ahead.free()
+		b.ahead = nil
+	}
 	freeAll(b.kv...)
 	freeAll(b.keys, b.counts)
 	b.slots, b.kv, b.keys, b.counts = nil, nil, nil, nil
@@ -509,14 +526,128 @@ func (b *Batcher) stagesOf() stages {
 }
 
 // decode runs one batched step and hands each running row its token.
+// Steps are pipelined, as Generate's are: before the host handles a
+// step's tokens (their text, stop strings, the streams, the prefix
+// cache), the next step is already queued from that step's outputs on
+// the device, its input tokens the picked ids, never read back first
+// (runAhead says when it can be). On a host-bound device (the H200's
+// decode) the device then computes step n+1 while the host handles step
+// n and builds step n+2.
 func (b *Batcher) decode() {
-	c := b.m.cfg
-	if need := b.need(0); need > int(b.capacity.Load()) {
-		if err := emily.Try(func() { b.resize(len(b.slots), b.capacityFor(need)) }); err != nil {
+	cur := b.ahead
+	b.ahead = nil
+	if cur == nil {
+		if need := b.need(0); need > int(b.capacity.Load()) {
+			if err := emily.Try(func() { b.resize(len(b.slots), b.capacityFor(need)) }); err != nil {
+				b.failAll(err)
+				return
+			}
+		}
+		var err error
+		if cur, err = b.queueStep(nil); err != nil {
 			b.failAll(err)
 			return
 		}
 	}
+	if b.runAhead(cur) {
+		// Issued before cur is read, so that the device has it queued
+		// behind cur. A failure here leaves b as it was: the next decode
+		// builds its step from the host's tokens and reports it there.
+		if b.ahead, _ = b.queueStep(cur.out.IDs); b.ahead != nil {
+			b.aheadSteps.Add(1)
+		}
+	}
+	var ids []int32
+	var lps, topLps []float32
+	var topIDs []int32
+	err := emily.Try(func() {
+		ids, lps = cur.out.IDs.ToInt32s(), cur.out.Logprobs.ToFloat32s()
+		if cur.in.Stages.TopN > 0 {
+			topIDs, topLps = cur.out.TopIDs.ToInt32s(), cur.out.TopLogprobs.ToFloat32s()
+		}
+	})
+	if err != nil {
+		cur.free()
+		b.failAll(fmt.Errorf("llama.Batcher: batched step of %d rows at capacity %d: %w", len(cur.rows), b.capacity.Load(), err))
+		return
+	}
+	// The inputs and what was read are done with: free them now (Go's GC
+	// would keep generations of them alive; a queued step that reads
+	// cur's ids keeps them in MLX).
+	cur.free()
+	b.steps.Add(1)
+	b.rowSteps.Add(b.active.Load())
+	if a := b.active.Load(); a > b.peak.Load() {
+		b.peak.Store(a)
+	}
+	st := cur.in.Stages
+	for i, r := range b.slots {
+		if r == nil || i >= len(cur.rows) || cur.rows[i] != r {
+			continue // free, or placed after cur was issued: its first step is the next one
+		}
+		t := Token{ID: int(ids[i]), Logprob: float64(lps[i])}
+		for k := range min(r.o.Logprobs, st.TopN) {
+			t.Top = append(t.Top, sample.TokenProb{ID: int(topIDs[i*st.TopN+k]), Logprob: float64(topLps[i*st.TopN+k])})
+		}
+		if reason := b.advance(r, &t); reason != "" {
+			b.leave(i)
+			if reason != "cancelled" && b.prefix != nil {
+				full := append(slices.Clip(r.prompt), r.gen...)
+				if err := emily.Try(func() { b.prefix.store(full[:r.pos], prefixCopy(b.kv, i, r.pos)) }); err != nil {
+					r.err = err
+				}
+			}
+			b.finish(r, reason, nil)
+		}
+	}
+	if a := int(b.active.Load()); b.ahead == nil && a > 0 && len(b.pending) == 0 && b.bucketFor(a) < len(b.slots) {
+		if err := emily.Try(func() { b.resize(b.bucketFor(a), int(b.capacity.Load())) }); err != nil {
+			b.failAll(err)
+		}
+	}
+}
+
+// queuedStep is a batched step issued to the device and not yet read.
+type queuedStep struct {
+	in   batchIn
+	out  batchOut
+	rows []*row // the slots when it was issued
+}
+
+// free releases the step's inputs and its read outputs (the moved-on
+// state, KV, keys and counts, is the batch's now).
+func (q *queuedStep) free() {
+	freeAll(q.in.Tokens, q.in.Pos, q.in.Params, q.in.Bias, q.out.IDs, q.out.Logprobs, q.out.TopIDs, q.out.TopLogprobs)
+}
+
+// runAhead reports whether the step after cur can be issued before cur
+// is read: every running row ran in cur (a row placed since has its
+// first token on the host), no row's bias depends on the tokens so far
+// (a Hooks.Bias: a JSON schema's mask), the cache holds one more
+// position, and the batch is not about to shrink to a smaller bucket. A
+// row that ends with cur's token leaves a wasted row in the step issued
+// ahead, whose output is dropped.
+func (b *Batcher) runAhead(cur *queuedStep) bool {
+	if b.o.Serial || len(cur.rows) != len(b.slots) {
+		return false
+	}
+	for i, r := range b.slots {
+		if r != nil && (r != cur.rows[i] || r.hooks.Bias != nil) {
+			return false
+		}
+	}
+	a := int(b.active.Load())
+	return b.need(0)+1 <= int(b.capacity.Load()) && b.bucketFor(a) == len(b.slots)
+}
+
+// queueStep issues a batched step of the batch as it is: the rows'
+// tokens from the host (r.next at r.pos), or with prevIDs the picks of
+// the step just issued, at the positions after it. The batch's KV, keys
+// and counts become the step's (lazy) outputs at once, so what runs
+// between two steps (placing rows, growing the cache, the prefix cache)
+// builds on them.
+func (b *Batcher) queueStep(prevIDs *emily.Tensor) (*queuedStep, error) {
+	c := b.m.cfg
 	n := len(b.slots)
 	st := b.stagesOf()
 	tokens, pos := make([]int32, n), make([]int32, n)
@@ -530,11 +661,15 @@ func (b *Batcher) decode() {
 	if st.Bias {
 		bias = make([]float32, n*c.VocabSize)
 	}
+	ahead := int32(0)
+	if prevIDs != nil {
+		ahead = 1
+	}
 	for i, r := range b.slots {
 		if r == nil {
 			continue
 		}
-		tokens[i], pos[i] = int32(r.next), int32(r.pos)
+		tokens[i], pos[i] = int32(r.next), int32(r.pos)+ahead
 		if params != nil {
 			s := r.st
 			params[parTemp*n+i] = float32(s.Temperature)
@@ -557,13 +692,14 @@ func (b *Batcher) decode() {
 			}
 		}
 	}
-	var ids []int32
-	var lps, topLps []float32
-	var topIDs []int32
-	var out batchOut
-	var in batchIn
+	q := &queuedStep{rows: slices.Clone(b.slots)}
 	err := emily.Try(func() {
-		in = batchIn{Tokens: emily.FromSlice(tokens, n, 1), Pos: emily.FromSlice(pos, n), KV: b.kv, Stages: st}
+		in := batchIn{Pos: emily.FromSlice(pos, n), KV: b.kv, Stages: st}
+		if prevIDs != nil {
+			in.Tokens = emily.Reshape(prevIDs, n, 1)
+		} else {
+			in.Tokens = emily.FromSlice(tokens, n, 1)
+		}
 		if st.Sampling {
 			in.Keys = b.keys
 		}
@@ -576,60 +712,25 @@ func (b *Batcher) decode() {
 		if bias != nil {
 			in.Bias = emily.FromSlice(bias, n, c.VocabSize)
 		}
+		q.in = in
 		b.m.mu.Lock()
 		defer b.m.mu.Unlock()
-		out = b.step(in)
-		ids, lps = out.IDs.ToInt32s(), out.Logprobs.ToFloat32s()
-		if st.TopN > 0 {
-			topIDs, topLps = out.TopIDs.ToInt32s(), out.TopLogprobs.ToFloat32s()
-		}
+		q.out = b.step(in)
 	})
 	if err != nil {
-		b.failAll(fmt.Errorf("llama.Batcher: batched step of %d rows at capacity %d: %w", n, b.capacity.Load(), err))
-		return
+		freeAll(q.in.Tokens, q.in.Pos, q.in.Params, q.in.Bias)
+		return nil, fmt.Errorf("llama.Batcher: batched step of %d rows at capacity %d: %w", n, b.capacity.Load(), err)
 	}
-	// The inputs and what was read are done with: free them now (the
-	// old caches are the batch's size; Go's GC would keep generations of
-	// them alive).
-	freeAll(in.Tokens, in.Pos, in.Params, in.Bias, out.IDs, out.Logprobs, out.TopIDs, out.TopLogprobs)
 	for i := range b.kv {
-		set(&b.kv[i], out.KV[i])
+		set(&b.kv[i], q.out.KV[i])
 	}
-	if out.Keys != nil {
-		set(&b.keys, out.Keys)
+	if q.out.Keys != nil {
+		set(&b.keys, q.out.Keys)
 	}
-	if out.Counts != nil {
-		set(&b.counts, out.Counts)
+	if q.out.Counts != nil {
+		set(&b.counts, q.out.Counts)
 	}
-	b.steps.Add(1)
-	b.rowSteps.Add(b.active.Load())
-	if a := b.active.Load(); a > b.peak.Load() {
-		b.peak.Store(a)
-	}
-	for i, r := range b.slots {
-		if r == nil {
-			continue
-		}
-		t := Token{ID: int(ids[i]), Logprob: float64(lps[i])}
-		for k := range min(r.o.Logprobs, st.TopN) {
-			t.Top = append(t.Top, sample.TokenProb{ID: int(topIDs[i*st.TopN+k]), Logprob: float64(topLps[i*st.TopN+k])})
-		}
-		if reason := b.advance(r, &t); reason != "" {
-			b.leave(i)
-			if reason != "cancelled" && b.prefix != nil {
-				full := append(slices.Clip(r.prompt), r.gen...)
-				if err := emily.Try(func() { b.prefix.store(full[:r.pos], prefixCopy(b.kv, i, r.pos)) }); err != nil {
-					r.err = err
-				}
-			}
-			b.finish(r, reason, nil)
-		}
-	}
-	if a := int(b.active.Load()); a > 0 && len(b.pending) == 0 && b.bucketFor(a) < len(b.slots) {
-		if err := emily.Try(func() { b.resize(b.bucketFor(a), int(b.capacity.Load())) }); err != nil {
-			b.failAll(err)
-		}
-	}
+	return q, nil
 }
 
 // failAll ends every running row with err (a failed step).

@@ -137,8 +137,14 @@ func runTogether(t *testing.T, b *llama.Batcher, cs []batchCase) []llama.Result 
 	if err := <-anchor; err != nil {
 		t.Fatal(err)
 	}
-	if st := b.Stats(); st.Peak < int64(len(cs)) {
+	st := b.Stats()
+	if st.Peak < int64(len(cs)) {
 		t.Errorf("at most %d rows ran together, want %d: %+v", st.Peak, len(cs), st)
+	}
+	// Most steps of a steady batch are issued before the previous one is
+	// read (pipelined); the rest follow a join or a bucket change.
+	if st.Ahead < st.Steps/2 {
+		t.Errorf("%d of %d steps were issued ahead: %+v", st.Ahead, st.Steps, st)
 	}
 	return res
 }
