@@ -38,6 +38,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 	s.frames.take() // frames of panics that user code recovered from
 	yctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	stopCommands := s.newCellStop()
 	done := make(chan error, 1)
 	gid := make(chan uint64, 1)
 	go func() {
@@ -52,6 +53,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program, code string
 	case err = <-done:
 	case <-ctx.Done():
 		s.rt.interrupt()
+		stopCommands()
 		grace := time.NewTimer(s.grace)
 		defer grace.Stop()
 		select {

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -20,14 +21,15 @@ import (
 
 func TestInterruptBlocked(t *testing.T) {
 	s, _ := newSession(t)
-	mustRun(t, s, "import (\n\t\"net\"\n\t\"os/exec\"\n\t\"sync\"\n\t\"time\"\n)", "ch := make(chan int)", "kept := 42",
+	mustRun(t, s, "import (\n\t\"net\"\n\t\"sync\"\n\t\"time\"\n)", "ch := make(chan int)", "kept := 42",
 		"ln, _ := net.Listen(\"tcp\", \"127.0.0.1:0\")\nconn, _ := net.Dial(\"tcp\", ln.Addr().String())\nbuf := make([]byte, 8)")
 	for _, cell := range []string{
 		"conn.Read(buf)", "ln.Accept()\nln.Accept()",
 		"<-ch", "select {}", "time.Sleep(30 * time.Second)",
 		"var mu sync.Mutex\nmu.Lock()\nmu.Lock()", "var wg sync.WaitGroup\nwg.Add(1)\nwg.Wait()",
 		"c := sync.NewCond(&sync.Mutex{})\nc.L.Lock()\nc.Wait()",
-		"exec.Command(\"sleep\", \"30\").Run()",
+		// exec.Command(…).Run(): the command is stopped and the cell ends
+		// (TestInterruptStopsCommands).
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		start := time.Now()
@@ -132,4 +134,54 @@ func TestInterruptALongMLXEvaluation(t *testing.T) {
 	if r := mustRun(t, s, "kept + 1"); r.res.Text != "2" {
 		t.Fatalf("kept + 1 = %q", r.res.Text)
 	}
+}
+
+// TestInterruptStopsCommands: an interrupt of a cell that waits for a
+// command stops the command (it used to run on after the cell was
+// abandoned), also one made in an earlier cell; a command started to run
+// on in another cell (cmd.Start()) survives the interrupt of a later
+// cell, and a normal cell end stops nothing.
+func TestInterruptStopsCommands(t *testing.T) {
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep command")
+	}
+	s, _ := newSession(t)
+	mustRun(t, s, "import (\n\t\"os/exec\"\n\t\"time\"\n)")
+	mustRun(t, s, `bg := exec.Command("sleep", "41.5")`, `bg.Start()`)
+	mustRun(t, s, `waited := exec.Command("sleep", "42.5")`)
+	for _, cell := range []string{`waited.Run()`, `exec.Command("sleep", "43.5").Run()`, `time.Sleep(30 * time.Second)`} {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		start := time.Now()
+		r := runCtx(t, ctx, s, cell)
+		cancel()
+		// A stopped command returns its error ("signal: interrupt") and
+		// the cell ends with it as its value; the sleep is interrupted.
+		if strings.Contains(cell, "Run") {
+			if r.err != nil || !strings.Contains(r.res.Text, "signal: interrupt") {
+				t.Errorf("%q: error %v, value %q; want the command's signal: interrupt", cell, r.err, r.res.Text)
+			}
+		} else if errorName(r.err) != Interrupted {
+			t.Fatalf("%q: error %v, want Interrupted", cell, r.err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%q: the interrupt took %v", cell, d)
+		}
+	}
+	running := func(arg string) bool {
+		out, _ := exec.Command("pgrep", "-f", "sleep "+arg).Output()
+		return len(strings.TrimSpace(string(out))) > 0
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for (running("42.5") || running("43.5")) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, arg := range []string{"42.5", "43.5"} {
+		if running(arg) {
+			t.Errorf("sleep %s still runs after its cell was interrupted", arg)
+		}
+	}
+	if !running("41.5") {
+		t.Errorf("sleep 41.5, started in an earlier cell, was stopped by a later cell's interrupt")
+	}
+	mustRun(t, s, `bg.Process.Kill()`)
 }

@@ -29,7 +29,6 @@ import (
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
 	"github.com/traefik/yaegi/stdlib/syscall"
-	"github.com/traefik/yaegi/stdlib/unrestricted"
 	"github.com/traefik/yaegi/stdlib/unsafe"
 )
 
@@ -107,6 +106,10 @@ type Session struct {
 	stats   magic.JitStats      // %jit --stats
 
 	comp completion
+
+	// cellStop is closed when the running cell is interrupted (exec.go).
+	cellStopMu sync.Mutex
+	cellStop   chan struct{}
 }
 
 // New starts a session with the standard library and emily, and with fmt,
@@ -161,9 +164,9 @@ func New(opts Options) (*Session, error) {
 	var out, errOut io.Writer = s.stdout, s.stderr
 	var in io.Reader = s.stdin
 	// os/exec from yaegi's unrestricted set, alone: a notebook runs
-	// commands as IPython's !cmd does; the set's os.Exit would end the
-	// session and stays out.
-	execOnly := interp.Exports{"os/exec/exec": unrestricted.Symbols["os/exec/exec"]}
+	// commands as IPython's !cmd does; its Command stops with the cell
+	// (exec.go).
+	execOnly := s.execExports()
 	builtin := []interp.Exports{stdlib.Symbols, unsafe.Symbols, syscall.Symbols, execOnly, interp.Symbols, symbols.Symbols}
 	s.gopath, s.importable = gopath, importablePaths(builtin...)
 	for _, syms := range append(builtin,
