@@ -74,26 +74,13 @@ if [[ "${GPU_PACK_LLM:-0}" == 1 ]]; then
   cp -L .deps/llm.gguf "$stage/pack/llm.gguf"
   python3 -m pip download "${pipargs[@]}" --python-version 3.12 --dest "$stage/pack/wheels" "mlx-lm==${MLXLM_VERSION:-0.32.2}"
 fi
-# GPU_PACK_LLAMACPP=1 adds llama.cpp's sources (the llama.cpp that PyPI's
-# llama-cpp-python sdist vendors, as scripts/setup-generate-peers.sh builds
-# here), without its models, docs and tests: 8 MB of xz, against the sdist's
-# 77 MB that no one call can carry. GPU_CHECK=llamacpp builds llama-bench
-# and llama-server from them with CUDA there.
+# GPU_PACK_LLAMACPP=1 adds llama.cpp's sources (scripts/llamacpp-src.sh,
+# 8 MB), from which GPU_CHECK=llamacpp builds llama-bench and llama-server
+# with CUDA there. A run can instead carry that tarball and
+# scripts/gpu-llamacpp.sh in its first call, to build while the parts
+# travel.
 if [[ "${GPU_PACK_LLAMACPP:-0}" == 1 ]]; then
-  lcpp="${LLAMA_CPP_PYTHON_VERSION:-0.3.36}"
-  src=".deps/llama.cpp-src-$lcpp.tar.xz"
-  if [[ ! -f "$src" ]]; then
-    work="$(mktemp -d)"
-    python3 -m pip download --quiet --disable-pip-version-check --no-deps --no-binary=:all: -d "$work" "llama-cpp-python==$lcpp"
-    tar -xzf "$work"/llama_cpp_python-*.tar.gz -C "$work"
-    grep -m1 -o 'llama.cpp@[0-9a-f]*' "$work"/llama_cpp_python-*/CHANGELOG.md >"$work"/llama_cpp_python-*/vendor/llama.cpp/COMMIT || true
-    tar -C "$work"/llama_cpp_python-*/vendor --exclude=llama.cpp/models --exclude=llama.cpp/docs --exclude=llama.cpp/media \
-      --exclude=llama.cpp/benches --exclude=llama.cpp/gguf-py --exclude=llama.cpp/conversion --exclude=llama.cpp/tests \
-      --exclude='llama.cpp/.git*' -cJf "$src.tmp" llama.cpp
-    mv "$src.tmp" "$src"
-    rm -rf "$work"
-  fi
-  cp "$src" "$stage/pack/llama.cpp-src.tar.xz"
+  cp "$(scripts/llamacpp-src.sh)" "$stage/pack/llama.cpp-src.tar.xz"
 fi
 tar -C "$stage" -c pack | split -b 56M -d -a 1 - "$stage/part."
 i=1
