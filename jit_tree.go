@@ -123,6 +123,50 @@ func rebuildFrom(v reflect.Value, leaves []*Tensor) reflect.Value {
 
 // callTree is the body of a jitted function of trees.
 func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
+	res, outT, inline := j.callTreeLeaves(args)
+	if inline != nil {
+		return inline
+	}
+	results := make([]reflect.Value, len(outT))
+	k := 0
+	for i, o := range outT {
+		n := len(treeLeavesOf(o))
+		results[i] = rebuildFrom(o, res[k:k+n])
+		k += n
+	}
+	return results
+}
+
+// CallLeaves calls a jitted function of trees on args, one value per
+// parameter, and returns the leaves of its results in TreeFlatten order,
+// result after result, without rebuilding the result trees: a caller that
+// writes the leaves back into trees it owns (optim.TrainStep) saves the
+// rebuild, which copies every struct, slice and map on the way to a leaf,
+// and the walk that would flatten the copy again. It panics as the
+// function that Func returns does.
+func (j *Jitted) CallLeaves(args ...any) []*Tensor {
+	t := j.fn.Type()
+	if !j.tree || len(args) != t.NumIn() {
+		panic(&Error{Op: "Jit", Err: fmt.Errorf("%s: CallLeaves takes the %d argument(s) of a function of trees, got %d", j.name, t.NumIn(), len(args)),
+			Hint: "call the function that Func returns"})
+	}
+	in := make([]reflect.Value, len(args))
+	for i, a := range args {
+		in[i] = asType(reflect.ValueOf(a), t.In(i))
+	}
+	res, _, inline := j.callTreeLeaves(in)
+	if inline != nil { // inside an outer trace: the body ran inline
+		for _, r := range inline {
+			res = append(res, treeLeavesOf(r)...)
+		}
+	}
+	return res
+}
+
+// callTreeLeaves runs the program for args and returns the results'
+// leaves and the result templates; inside an outer trace it runs the body
+// inline and returns its results as inline instead.
+func (j *Jitted) callTreeLeaves(args []reflect.Value) (res []*Tensor, outT []reflect.Value, inline []reflect.Value) {
 	var flat []*Tensor
 	var sig strings.Builder
 	for i, a := range args {
@@ -130,7 +174,7 @@ func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
 		for _, t := range ls {
 			if t.node != nil {
 				// Called while tracing an outer function: inline.
-				return j.fn.Call(args)
+				return nil, nil, j.fn.Call(args)
 			}
 		}
 		flat = append(flat, ls...)
@@ -170,7 +214,7 @@ func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
 	if chosen == nil && j.cf.Options().Stream == nil {
 		s, _ = mlxbind.DefaultStream(used.Device())
 	}
-	res := make([]*Tensor, len(outs))
+	res = make([]*Tensor, len(outs))
 	for i, o := range outs {
 		res[i] = &Tensor{arr: o, stream: s}
 		if !slices.Contains(arrays, o) { // an input passed through is not new
@@ -178,16 +222,9 @@ func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
 		}
 	}
 	tm.mu.Lock()
-	outT := tm.out
+	outT = tm.out
 	tm.mu.Unlock()
-	results := make([]reflect.Value, len(outT))
-	k := 0
-	for i, o := range outT {
-		n := len(treeLeavesOf(o))
-		results[i] = rebuildFrom(o, res[k:k+n])
-		k += n
-	}
-	return results
+	return res, outT, nil
 }
 
 // traceTree traces the function for one static signature: the symbolic
