@@ -169,6 +169,9 @@ func (j *Jitted) CallLeaves(args ...any) []*Tensor {
 func (j *Jitted) callTreeLeaves(args []reflect.Value) (res []*Tensor, outT []reflect.Value, inline []reflect.Value) {
 	var flat []*Tensor
 	var sig strings.Builder
+	// The last signature's length: the builder grows once, not a few
+	// times a call.
+	sig.Grow(int(j.sigLen.Load()))
 	for i, a := range args {
 		ls := treeLeavesOf(a)
 		for _, t := range ls {
@@ -178,11 +181,12 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value) (res []*Tensor, outT []ref
 			}
 		}
 		flat = append(flat, ls...)
-		sig.WriteString(strconv.Itoa(i))
+		writeInt(&sig, int64(i), 10)
 		sig.WriteByte(':')
 		writeSignature(&sig, a, map[ptrKey]bool{})
 		sig.WriteByte(';')
 	}
+	j.sigLen.Store(int64(sig.Len()))
 	sum := sha256.Sum256([]byte(sig.String()))
 	static := hex.EncodeToString(sum[:12])
 	tmv, loaded := j.templates.Load(static)
@@ -282,16 +286,16 @@ func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
 		return
 	}
 	t := v.Type()
-	b.WriteString(strconv.Itoa(typeID(t)))
+	writeInt(b, int64(typeID(t)), 10)
 	switch v.Kind() {
 	case reflect.Bool:
 		b.WriteString(strconv.FormatBool(v.Bool()))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		b.WriteString(strconv.FormatInt(v.Int(), 10))
+		writeInt(b, v.Int(), 10)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		b.WriteString(strconv.FormatUint(v.Uint(), 10))
+		writeUint(b, v.Uint(), 10)
 	case reflect.Float32, reflect.Float64:
-		b.WriteString(strconv.FormatUint(math.Float64bits(v.Float()), 16))
+		writeUint(b, math.Float64bits(v.Float()), 16)
 	case reflect.Complex64, reflect.Complex128:
 		b.WriteString(fmt.Sprint(v.Complex()))
 	case reflect.String:
@@ -338,7 +342,8 @@ func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
 			b.WriteString("nil")
 			return
 		}
-		b.WriteString("[" + strconv.Itoa(v.Len()))
+		b.WriteByte('[')
+		writeInt(b, int64(v.Len()), 10)
 		for i := 0; i < v.Len(); i++ {
 			b.WriteByte(',')
 			writeSignature(b, v.Index(i), seen)
@@ -359,8 +364,20 @@ func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
 		b.WriteByte('}')
 	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
 		// Which function or channel: a different one is other code.
-		b.WriteString(strconv.FormatUint(uint64(v.Pointer()), 16))
+		writeUint(b, uint64(v.Pointer()), 16)
 	}
+}
+
+// writeInt and writeUint format into a stack buffer: the signature is
+// written on every call, and strconv's Format functions allocate.
+func writeInt(b *strings.Builder, x int64, base int) {
+	var buf [24]byte
+	b.Write(strconv.AppendInt(buf[:0], x, base))
+}
+
+func writeUint(b *strings.Builder, x uint64, base int) {
+	var buf [24]byte
+	b.Write(strconv.AppendUint(buf[:0], x, base))
 }
 
 var typeIDs struct {
