@@ -330,11 +330,11 @@ func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
 		writeSignature(b, v.Elem(), seen)
 	case reflect.Struct:
 		b.WriteByte('{')
-		for i := 0; i < t.NumField(); i++ {
-			if t.Field(i).IsExported() && t.Field(i).Tag.Get("emily") != "-" {
-				writeSignature(b, v.Field(i), seen)
-				b.WriteByte(',')
-			}
+		// The walk's fields (exported, not tagged "-"), from its cache,
+		// not each field's tag parsed again on every call.
+		for _, f := range treeFields(t) {
+			writeSignature(b, v.Field(f.index), seen)
+			b.WriteByte(',')
 		}
 		b.WriteByte('}')
 	case reflect.Slice, reflect.Array:
