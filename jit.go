@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/emily-go/emily/compiler"
 	"github.com/emily-go/emily/ir"
@@ -81,8 +82,9 @@ type Jitted struct {
 	cf   *compiler.Function
 	out  reflect.Value
 
-	tree      bool     // a function of trees (jit_tree.go)
-	templates sync.Map // static signature -> *treeTemplates
+	tree      bool         // a function of trees (jit_tree.go)
+	templates sync.Map     // static signature -> *treeTemplates
+	sigLen    atomic.Int64 // the last static signature's length
 }
 
 // Jit compiles fn, a function whose parameters and results are all

@@ -123,22 +123,70 @@ func rebuildFrom(v reflect.Value, leaves []*Tensor) reflect.Value {
 
 // callTree is the body of a jitted function of trees.
 func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
+	res, outT, inline := j.callTreeLeaves(args)
+	if inline != nil {
+		return inline
+	}
+	results := make([]reflect.Value, len(outT))
+	k := 0
+	for i, o := range outT {
+		n := len(treeLeavesOf(o))
+		results[i] = rebuildFrom(o, res[k:k+n])
+		k += n
+	}
+	return results
+}
+
+// CallLeaves calls a jitted function of trees on args, one value per
+// parameter, and returns the leaves of its results in TreeFlatten order,
+// result after result, without rebuilding the result trees: a caller that
+// writes the leaves back into trees it owns (optim.TrainStep) saves the
+// rebuild, which copies every struct, slice and map on the way to a leaf,
+// and the walk that would flatten the copy again. It panics as the
+// function that Func returns does.
+func (j *Jitted) CallLeaves(args ...any) []*Tensor {
+	t := j.fn.Type()
+	if !j.tree || len(args) != t.NumIn() {
+		panic(&Error{Op: "Jit", Err: fmt.Errorf("%s: CallLeaves takes the %d argument(s) of a function of trees, got %d", j.name, t.NumIn(), len(args)),
+			Hint: "call the function that Func returns"})
+	}
+	in := make([]reflect.Value, len(args))
+	for i, a := range args {
+		in[i] = asType(reflect.ValueOf(a), t.In(i))
+	}
+	res, _, inline := j.callTreeLeaves(in)
+	if inline != nil { // inside an outer trace: the body ran inline
+		for _, r := range inline {
+			res = append(res, treeLeavesOf(r)...)
+		}
+	}
+	return res
+}
+
+// callTreeLeaves runs the program for args and returns the results'
+// leaves and the result templates; inside an outer trace it runs the body
+// inline and returns its results as inline instead.
+func (j *Jitted) callTreeLeaves(args []reflect.Value) (res []*Tensor, outT []reflect.Value, inline []reflect.Value) {
 	var flat []*Tensor
 	var sig strings.Builder
+	// The last signature's length: the builder grows once, not a few
+	// times a call.
+	sig.Grow(int(j.sigLen.Load()))
 	for i, a := range args {
 		ls := treeLeavesOf(a)
 		for _, t := range ls {
 			if t.node != nil {
 				// Called while tracing an outer function: inline.
-				return j.fn.Call(args)
+				return nil, nil, j.fn.Call(args)
 			}
 		}
 		flat = append(flat, ls...)
-		sig.WriteString(strconv.Itoa(i))
+		writeInt(&sig, int64(i), 10)
 		sig.WriteByte(':')
 		writeSignature(&sig, a, map[ptrKey]bool{})
 		sig.WriteByte(';')
 	}
+	j.sigLen.Store(int64(sig.Len()))
 	sum := sha256.Sum256([]byte(sig.String()))
 	static := hex.EncodeToString(sum[:12])
 	tmv, loaded := j.templates.Load(static)
@@ -170,7 +218,7 @@ func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
 	if chosen == nil && j.cf.Options().Stream == nil {
 		s, _ = mlxbind.DefaultStream(used.Device())
 	}
-	res := make([]*Tensor, len(outs))
+	res = make([]*Tensor, len(outs))
 	for i, o := range outs {
 		res[i] = &Tensor{arr: o, stream: s}
 		if !slices.Contains(arrays, o) { // an input passed through is not new
@@ -178,16 +226,9 @@ func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
 		}
 	}
 	tm.mu.Lock()
-	outT := tm.out
+	outT = tm.out
 	tm.mu.Unlock()
-	results := make([]reflect.Value, len(outT))
-	k := 0
-	for i, o := range outT {
-		n := len(treeLeavesOf(o))
-		results[i] = rebuildFrom(o, res[k:k+n])
-		k += n
-	}
-	return results
+	return res, outT, nil
 }
 
 // traceTree traces the function for one static signature: the symbolic
@@ -245,16 +286,16 @@ func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
 		return
 	}
 	t := v.Type()
-	b.WriteString(strconv.Itoa(typeID(t)))
+	writeInt(b, int64(typeID(t)), 10)
 	switch v.Kind() {
 	case reflect.Bool:
 		b.WriteString(strconv.FormatBool(v.Bool()))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		b.WriteString(strconv.FormatInt(v.Int(), 10))
+		writeInt(b, v.Int(), 10)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		b.WriteString(strconv.FormatUint(v.Uint(), 10))
+		writeUint(b, v.Uint(), 10)
 	case reflect.Float32, reflect.Float64:
-		b.WriteString(strconv.FormatUint(math.Float64bits(v.Float()), 16))
+		writeUint(b, math.Float64bits(v.Float()), 16)
 	case reflect.Complex64, reflect.Complex128:
 		b.WriteString(fmt.Sprint(v.Complex()))
 	case reflect.String:
@@ -289,11 +330,11 @@ func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
 		writeSignature(b, v.Elem(), seen)
 	case reflect.Struct:
 		b.WriteByte('{')
-		for i := 0; i < t.NumField(); i++ {
-			if t.Field(i).IsExported() && t.Field(i).Tag.Get("emily") != "-" {
-				writeSignature(b, v.Field(i), seen)
-				b.WriteByte(',')
-			}
+		// The walk's fields (exported, not tagged "-"), from its cache,
+		// not each field's tag parsed again on every call.
+		for _, f := range treeFields(t) {
+			writeSignature(b, v.Field(f.index), seen)
+			b.WriteByte(',')
 		}
 		b.WriteByte('}')
 	case reflect.Slice, reflect.Array:
@@ -301,7 +342,8 @@ func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
 			b.WriteString("nil")
 			return
 		}
-		b.WriteString("[" + strconv.Itoa(v.Len()))
+		b.WriteByte('[')
+		writeInt(b, int64(v.Len()), 10)
 		for i := 0; i < v.Len(); i++ {
 			b.WriteByte(',')
 			writeSignature(b, v.Index(i), seen)
@@ -322,8 +364,20 @@ func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
 		b.WriteByte('}')
 	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
 		// Which function or channel: a different one is other code.
-		b.WriteString(strconv.FormatUint(uint64(v.Pointer()), 16))
+		writeUint(b, uint64(v.Pointer()), 16)
 	}
+}
+
+// writeInt and writeUint format into a stack buffer: the signature is
+// written on every call, and strconv's Format functions allocate.
+func writeInt(b *strings.Builder, x int64, base int) {
+	var buf [24]byte
+	b.Write(strconv.AppendInt(buf[:0], x, base))
+}
+
+func writeUint(b *strings.Builder, x uint64, base int) {
+	var buf [24]byte
+	b.Write(strconv.AppendUint(buf[:0], x, base))
 }
 
 var typeIDs struct {

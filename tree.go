@@ -3,6 +3,7 @@ package emily
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,12 +126,30 @@ func treeUpdate(tree any, names bool, fn func(name string, t *Tensor) *Tensor) {
 // SetLeaves replaces tree's leaves in place by leaves, in TreeFlatten's order
 // (TreeUpdate's rules).
 func SetLeaves(tree any, leaves []*Tensor) {
-	n := len(TreeFlatten(tree))
-	if n != len(leaves) {
-		panic(&Error{Op: "SetLeaves", Err: fmt.Errorf("the tree (%T) has %d leaves, got %d tensors", tree, n, len(leaves))})
+	// One walk collects the leaves and their setters, so that the count is
+	// checked before anything is replaced without a second walk to count
+	// (a train step sets its whole state this way on every call).
+	type slot struct {
+		old *Tensor
+		set func(*Tensor)
 	}
-	i := 0
-	treeUpdate(tree, false, func(string, *Tensor) *Tensor { i++; return leaves[i-1] })
+	slots := make([]slot, 0, len(leaves))
+	walk(tree, false, true, func(l TreeLeaf, set func(*Tensor)) { slots = append(slots, slot{l.Tensor, set}) })
+	if len(slots) != len(leaves) {
+		panic(&Error{Op: "SetLeaves", Err: fmt.Errorf("the tree (%T) has %d leaves, got %d tensors", tree, len(slots), len(leaves))})
+	}
+	for i, sl := range slots {
+		nt := leaves[i]
+		if nt == nil || nt == sl.old {
+			continue
+		}
+		if sl.set == nil {
+			panic(&Error{Op: "TreeUpdate", Err: fmt.Errorf("leaf %q of %T cannot be set in place", TreeNames(tree)[i], tree),
+				Hint: "pass a pointer to the tree (&model), and hold sub-structs by pointer in maps and interfaces"})
+		}
+		nt.frozen = nt.frozen || sl.old.frozen
+		sl.set(nt)
+	}
 }
 
 // Freeze marks the leaves named by names as frozen: a name selects the
@@ -179,7 +198,7 @@ func walkTree(tree any, visit func(l TreeLeaf, set func(*Tensor))) { walk(tree, 
 // names (else "") and setters (else nil).
 func walk(tree any, names, setters bool, visit func(l TreeLeaf, set func(*Tensor))) {
 	w := &walker{visit: visit, names: names, setters: setters, seenT: map[*Tensor]bool{}, seenP: map[ptrKey]bool{}}
-	w.value(reflect.ValueOf(tree), "", false, nil)
+	w.value(reflect.ValueOf(tree), "", false, place{})
 }
 
 type walker struct {
@@ -197,12 +216,33 @@ func (w *walker) join(path string, name func() string) string {
 	return joinName(path, name())
 }
 
-// setter is setterOf when the walk sets its leaves.
-func (w *walker) setter(v reflect.Value) func(reflect.Value) {
-	if !w.setters {
-		return nil
+// place is where a walked value is stored, for a walk that sets leaves:
+// a settable field or element (v), or a map's entry (m, k); neither for a
+// value that cannot be set in place. A value, not a closure: only leaves
+// turn it into a setter, and most places the walk passes are not leaves.
+type place struct {
+	v, m, k reflect.Value
+}
+
+// at is the place of v when the walk sets its leaves and v can be set.
+func (w *walker) at(v reflect.Value) place {
+	if !w.setters || !v.CanSet() {
+		return place{}
 	}
-	return setterOf(v)
+	return place{v: v}
+}
+
+// setter returns the leaf setter of p, or nil when p cannot be set.
+func (p place) setter() func(*Tensor) {
+	switch {
+	case p.v.IsValid():
+		v := p.v
+		return func(n *Tensor) { v.Set(reflect.ValueOf(n)) }
+	case p.m.IsValid():
+		m, k := p.m, p.k
+		return func(n *Tensor) { m.SetMapIndex(k, reflect.ValueOf(n)) }
+	}
+	return nil
 }
 
 // ptrKey identifies a pointer by type and address (a struct and its first
@@ -222,8 +262,8 @@ func joinName(path, name string) string {
 	return path + "." + name
 }
 
-// value walks v; set, when not nil, replaces v where it is stored.
-func (w *walker) value(v reflect.Value, path string, frozen bool, set func(reflect.Value)) {
+// value walks v, stored at p.
+func (w *walker) value(v reflect.Value, path string, frozen bool, p place) {
 	if !v.IsValid() {
 		return
 	}
@@ -235,8 +275,8 @@ func (w *walker) value(v reflect.Value, path string, frozen bool, set func(refle
 		}
 		w.seenT[x] = true
 		var st func(*Tensor)
-		if set != nil && w.setters {
-			st = func(n *Tensor) { set(reflect.ValueOf(n)) }
+		if w.setters {
+			st = p.setter()
 		}
 		w.visit(TreeLeaf{Name: path, Tensor: x, Frozen: frozen || x.frozen}, st)
 		return
@@ -252,10 +292,10 @@ func (w *walker) value(v reflect.Value, path string, frozen bool, set func(refle
 		}
 		w.seenP[pk] = true
 		e := v.Elem()
-		w.value(e, path, frozen, w.setter(e))
+		w.value(e, path, frozen, w.at(e))
 	case reflect.Interface:
 		if !v.IsNil() {
-			w.value(v.Elem(), path, frozen, nil)
+			w.value(v.Elem(), path, frozen, place{})
 		}
 	case reflect.Struct:
 		for _, f := range treeFields(t) {
@@ -264,21 +304,20 @@ func (w *walker) value(v reflect.Value, path string, frozen bool, set func(refle
 			if w.names {
 				name = joinName(path, f.name)
 			}
-			w.value(fv, name, frozen || f.frozen, w.setter(fv))
+			w.value(fv, name, frozen || f.frozen, w.at(fv))
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
 			e := v.Index(i)
-			w.value(e, w.join(path, func() string { return strconv.Itoa(i) }), frozen, w.setter(e))
+			w.value(e, w.join(path, func() string { return strconv.Itoa(i) }), frozen, w.at(e))
 		}
 	case reflect.Map:
 		for _, k := range sortedKeys(v) {
-			var set func(reflect.Value)
+			var p place
 			if w.setters {
-				m, key := v, k
-				set = func(n reflect.Value) { m.SetMapIndex(key, n) }
+				p = place{m: v, k: k}
 			}
-			w.value(v.MapIndex(k), w.join(path, func() string { return keyName(k) }), frozen, set)
+			w.value(v.MapIndex(k), w.join(path, func() string { return keyName(k) }), frozen, p)
 		}
 	}
 }
@@ -291,17 +330,25 @@ func keyName(k reflect.Value) string {
 	return fmt.Sprint(k.Interface())
 }
 
-func setterOf(v reflect.Value) func(reflect.Value) {
-	if !v.CanSet() {
-		return nil
-	}
-	return func(n reflect.Value) { v.Set(n) }
-}
-
 // sortedKeys returns a map's keys in a stable order: numbers by value,
 // everything else by its printed form.
 func sortedKeys(m reflect.Value) []reflect.Value {
-	keys := m.MapKeys()
+	// The keys are copied into one slice of the key type (MapKeys makes
+	// a copy per string key) and sorted with slices.SortFunc (sort.Slice
+	// makes a reflective swapper): trees are walked on every jitted call,
+	// and optimizer state is maps.
+	n := m.Len()
+	store := reflect.MakeSlice(reflect.SliceOf(m.Type().Key()), n, n)
+	keys := make([]reflect.Value, 0, n)
+	for it := m.MapRange(); it.Next(); {
+		k := store.Index(len(keys))
+		k.SetIterKey(it)
+		keys = append(keys, k)
+	}
+	if len(keys) > 0 && keys[0].Kind() == reflect.String {
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+		return keys
+	}
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		switch a.Kind() {

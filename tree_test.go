@@ -250,6 +250,55 @@ type scaler struct {
 	Factor float64 // static: the trace bakes it in
 }
 
+// CallLeaves gives the leaves of the results that Func's function
+// returns, in TreeFlatten order, without rebuilding the trees; inside an
+// outer trace too, and it refuses what is not a function of trees.
+func TestJitCallLeaves(t *testing.T) {
+	for _, lane := range treeLanes {
+		t.Run(lane.name, func(t *testing.T) {
+			step := func(s *scaler, xs []*emily.Tensor) (*scaler, map[string]*emily.Tensor) {
+				out := &scaler{W: emily.Mul(s.W, emily.Scalar(s.Factor)), Factor: s.Factor}
+				return out, map[string]*emily.Tensor{"sum": emily.Add(xs[0], xs[1]), "w": s.W}
+			}
+			j, err := emily.Compile(step, lane.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &scaler{W: f32s(1, 2), Factor: 3}
+			xs := []*emily.Tensor{f32s(1), f32s(2)}
+			want := [][]float32{{3, 6}, {3}, {1, 2}} // W, then the map's "sum" and "w"
+			for range 2 {
+				ls := j.CallLeaves(s, xs)
+				if len(ls) != len(want) {
+					t.Fatalf("%d leaves, want %d", len(ls), len(want))
+				}
+				for i, w := range want {
+					if got := ls[i].ToFloat32s(); !slices.Equal(got, w) {
+						t.Errorf("leaf %d = %v, want %v", i, got, w)
+					}
+				}
+			}
+			if got := j.Stats().Traces; got != 1 {
+				t.Errorf("%d traces, want 1", got)
+			}
+			// Inside an outer jitted function the body runs inline.
+			outer := emily.Jit(func(w *emily.Tensor) *emily.Tensor {
+				return j.CallLeaves(&scaler{W: w, Factor: 2}, []*emily.Tensor{w, w})[1]
+			}, lane.opts...).(func(*emily.Tensor) *emily.Tensor)
+			if got := outer(f32s(4)).ToFloat32s(); !slices.Equal(got, []float32{8}) {
+				t.Errorf("inline CallLeaves: sum %v, want [8]", got)
+			}
+			if err := emily.Try(func() { j.CallLeaves(s) }); err == nil || !strings.Contains(err.Error(), "takes the 2 argument(s)") {
+				t.Errorf("CallLeaves with one argument: %v", err)
+			}
+		})
+	}
+	flat, _ := emily.Compile(func(x *emily.Tensor) *emily.Tensor { return x })
+	if err := emily.Try(func() { flat.CallLeaves(f32s(1)) }); err == nil || !strings.Contains(err.Error(), "function of trees") {
+		t.Errorf("CallLeaves of a function of tensors: %v", err)
+	}
+}
+
 func TestJitTrees(t *testing.T) {
 	for _, lane := range treeLanes {
 		t.Run(lane.name, func(t *testing.T) {
@@ -360,9 +409,78 @@ func TestTreeFlattenAllocations(t *testing.T) {
 	named := testing.AllocsPerRun(50, func() { emily.TreeNames(n) })
 	t.Logf("TreeFlatten: %.0f allocations for %d leaves (TreeNames: %.0f)", flat, leaves, named)
 	// What is left: the walk's two seen-sets, the result slice's growth,
-	// and the map's sorted keys (independent of the leaf count but for
-	// the maps' own entries).
-	if flat > float64(leaves) {
+	// and the map's sorted keys (one slice of keys, not a copy per string
+	// key and a reflective swapper: 39 allocations before).
+	if flat > float64(leaves)/2 {
 		t.Errorf("TreeFlatten made %.0f allocations for %d leaves: it builds names or setters again", flat, leaves)
+	}
+}
+
+// SetLeaves runs on every train step (optim.TrainStep writes its state
+// back with it): one walk, and setters only for the leaves.
+func TestSetLeavesAllocations(t *testing.T) {
+	type layer struct{ W, B *emily.Tensor }
+	type net struct {
+		Layers []*layer
+		State  map[string]*emily.Tensor
+	}
+	n := &net{State: map[string]*emily.Tensor{}}
+	for i := 0; i < 16; i++ {
+		n.Layers = append(n.Layers, &layer{emily.Scalar(float64(i)), emily.Scalar(1)})
+		n.State["s"+strconv.Itoa(i)] = emily.Scalar(2)
+	}
+	leaves := emily.TreeFlatten(n)
+	repl := make([]*emily.Tensor, len(leaves))
+	for i := range repl {
+		repl[i] = emily.Scalar(float64(i))
+	}
+	odd := true
+	allocs := testing.AllocsPerRun(50, func() {
+		if odd {
+			emily.SetLeaves(n, repl)
+		} else {
+			emily.SetLeaves(n, leaves)
+		}
+		odd = !odd
+	})
+	t.Logf("SetLeaves: %.0f allocations for %d leaves", allocs, len(leaves))
+	// A setter per leaf, the walk's seen-sets and the map's sorted keys;
+	// before, a second walk counted the leaves and every field and element
+	// on the way got a setter closure too (about 4 allocations a leaf).
+	if allocs > 1.5*float64(len(leaves)) {
+		t.Errorf("SetLeaves made %.0f allocations for %d leaves", allocs, len(leaves))
+	}
+}
+
+func TestSetLeavesChecksTheCountFirst(t *testing.T) {
+	n := newTreeNet()
+	before := emily.TreeFlatten(n)
+	err := emily.Try(func() { emily.SetLeaves(n, []*emily.Tensor{f32s(1)}) })
+	if err == nil || !strings.Contains(err.Error(), "has 9 leaves, got 1 tensors") {
+		t.Fatalf("SetLeaves with one tensor for 9 leaves: %v", err)
+	}
+	if after := emily.TreeFlatten(n); !slices.Equal(after, before) {
+		t.Error("a SetLeaves that failed its count replaced leaves")
+	}
+	// A tree passed by value cannot be set: the error names the leaf.
+	err = emily.Try(func() { emily.SetLeaves(treeLin{W: f32s(1), B: f32s(2)}, []*emily.Tensor{f32s(3), f32s(4)}) })
+	if err == nil || !strings.Contains(err.Error(), `leaf "weight"`) || !strings.Contains(err.Error(), "&model") {
+		t.Errorf("SetLeaves of a value: %v", err)
+	}
+}
+
+func TestTreeStringKeysSortByText(t *testing.T) {
+	m := map[string]*emily.Tensor{"b": f32s(1), "aa": f32s(2), "c": f32s(3), "a": f32s(4), "B": f32s(5)}
+	if got := emily.TreeNames(m); !slices.Equal(got, []string{"B", "a", "aa", "b", "c"}) {
+		t.Errorf("string map names %v", got)
+	}
+	// The keys survive the walk's rebuild and in-place update.
+	r := emily.TreeUnflatten(m, []*emily.Tensor{f32s(10), f32s(20), f32s(30), f32s(40), f32s(50)}).(map[string]*emily.Tensor)
+	if got := r["aa"].ToFloat32s(); !slices.Equal(got, []float32{30}) {
+		t.Errorf("rebuilt aa = %v", got)
+	}
+	emily.SetLeaves(m, []*emily.Tensor{f32s(6), f32s(7), f32s(8), f32s(9), f32s(0)})
+	if got := m["c"].ToFloat32s(); !slices.Equal(got, []float32{0}) {
+		t.Errorf("set c = %v", got)
 	}
 }

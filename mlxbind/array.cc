@@ -83,6 +83,26 @@ void emily_array_free(emily_array a) {
   free(ignored);
 }
 
+void emily_array_free_n(const emily_array* a, int n) {
+  char* ignored = nullptr;
+  emily::guarded(&ignored, [&] {
+    for (int i = 0; i < n; ++i) delete a[i];
+  });
+  free(ignored);
+}
+
+void emily_arrays_meta(const emily_array* a, int n, int64_t* out, int stride) {
+  for (int i = 0; i < n; ++i, out += stride) {
+    const auto& s = a[i]->a.shape();
+    int ndim = static_cast<int>(s.size());
+    out[0] = emily::dtype_code(a[i]->a.dtype());
+    out[1] = ndim;
+    if (ndim <= stride - 2) {
+      for (int k = 0; k < ndim; ++k) out[2 + k] = s[k];
+    }
+  }
+}
+
 // Shape and dtype are fixed when an array is made and are read without
 // evaluating, so this needs no lock beyond the Go side's liveness.
 int emily_array_meta(emily_array a, int* dtype, int64_t* dims, int cap) {

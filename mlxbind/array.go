@@ -43,6 +43,46 @@ func newArray(h C.emily_array) *Array {
 	return a
 }
 
+// metaStride is the words per array of newArrays' one emily_arrays_meta
+// call: dtype, rank, and up to 8 dims.
+const metaStride = 10
+
+// newArrays is newArray for the results of one call (a replay's outputs):
+// one cgo call reads every dtype and shape, and one allocation holds the
+// shapes, instead of a call and two allocations per array.
+func newArrays(hs []C.emily_array) []*Array {
+	if len(hs) == 0 {
+		return nil
+	}
+	meta := make([]int64, len(hs)*metaStride)
+	C.emily_arrays_meta(&hs[0], C.int(len(hs)), (*C.int64_t)(unsafe.Pointer(&meta[0])), metaStride)
+	total := 0
+	for i := range hs {
+		total += int(meta[i*metaStride+1])
+	}
+	dims := make([]int, total)
+	out := make([]*Array, len(hs))
+	for i, h := range hs {
+		m := meta[i*metaStride : (i+1)*metaStride]
+		n := int(m[1])
+		if n > metaStride-2 {
+			out[i] = newArray(h)
+			continue
+		}
+		// Capped: an append to one array's shape must not write into the
+		// next one's.
+		shape := dims[:n:n]
+		dims = dims[n:]
+		for k := range shape {
+			shape[k] = int(m[2+k])
+		}
+		a := &Array{h: h, shape: shape, dtype: DType(m[0])}
+		runtime.SetFinalizer(a, (*Array).release)
+		out[i] = a
+	}
+	return out
+}
+
 // handle returns the live C handle, or an error naming op for a freed array.
 func (a *Array) handle(op string) (C.emily_array, error) {
 	if a == nil {

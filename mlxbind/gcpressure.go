@@ -59,8 +59,8 @@ func drainReleased() int {
 	hs := released.handles
 	released.handles = nil
 	released.Unlock()
-	for _, h := range hs {
-		C.emily_array_free(h)
+	if len(hs) > 0 {
+		C.emily_array_free_n(&hs[0], C.int(len(hs)))
 	}
 	return len(hs)
 }

@@ -172,3 +172,56 @@ func TestProgramReplayAndValidation(t *testing.T) {
 		})
 	}
 }
+
+// A replay reads its outputs' dtypes and shapes in one call (newArrays):
+// ranks past its buffer (here 9) take the per-array path, and one
+// output's shape cannot grow into the next one's.
+func TestProgramOutputShapes(t *testing.T) {
+	s := cpuStream(t)
+	nine := []int64{9, 1, 1, 1, 1, 1, 1, 1, 1, 3}
+	code := []int64{int64(opcode(t, "exp")), 1, 1, Ref(RefInput, 0, 0), 0}
+	code = append(code, int64(opcode(t, "reshape")), 1, 1, Ref(RefInput, 0, 0), int64(len(nine)))
+	code = append(code, nine...)
+	code = append(code, int64(opcode(t, "astype")), 1, 1, Ref(RefInstr, 0, 0), 1, int64(Int32))
+	p, err := NewProgram(1, nil, code, []int64{Ref(RefInstr, 0, 0), Ref(RefInstr, 1, 0), Ref(RefInstr, 2, 0), Ref(RefInput, 0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Free()
+	x := mustArray(t, []int{3}, 0, 1, 2)
+	for _, fuse := range []bool{false, true} {
+		outs, err := p.Run(s, []*Array{x}, fuse)
+		if err != nil {
+			t.Fatalf("fuse=%v: %v", fuse, err)
+		}
+		want := []struct {
+			shape []int
+			dtype DType
+		}{{[]int{3}, Float32}, {[]int{1, 1, 1, 1, 1, 1, 1, 1, 3}, Float32}, {[]int{3}, Int32}, {[]int{3}, Float32}}
+		for i, w := range want {
+			if got := outs[i].Shape(); !equalInts(got, w.shape) || outs[i].DType() != w.dtype {
+				t.Errorf("fuse=%v: output %d is %v %v, want %v %v", fuse, i, outs[i].DType(), got, w.dtype, w.shape)
+			}
+		}
+		_ = append(outs[0].Shape(), 7)
+		if got := outs[2].Shape(); !equalInts(got, []int{3}) {
+			t.Errorf("fuse=%v: appending to output 0's shape changed output 2's to %v", fuse, got)
+		}
+		b, _ := outs[2].Bytes(s)
+		if got := []int32{int32(binary.LittleEndian.Uint32(b)), int32(binary.LittleEndian.Uint32(b[8:]))}; got[0] != 1 || got[1] != 7 {
+			t.Errorf("fuse=%v: int32(exp(x)) = %v, want [1 _ 7]", fuse, got)
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

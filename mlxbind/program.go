@@ -104,10 +104,7 @@ func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array
 	if err := takeError(status, msg, "program run"); err != nil {
 		return nil, fmt.Errorf("mlxbind: replay: %w", err)
 	}
-	result := make([]*Array, len(outs))
-	for i, o := range outs {
-		result[i] = newArray(o)
-	}
+	result := newArrays(outs)
 	relieveMemoryPressure(uint64(active))
 	return result, nil
 }
@@ -132,11 +129,7 @@ func (p *Program) Apply(s Stream, inputs []*Array) ([]*Array, error) {
 	if err := takeError(status, msg, "program apply"); err != nil {
 		return nil, err
 	}
-	result := make([]*Array, len(outs))
-	for i, o := range outs {
-		result[i] = newArray(o)
-	}
-	return result, nil
+	return newArrays(outs), nil
 }
 
 // FusedTraces returns how many times mlx::core::compile has traced a fused

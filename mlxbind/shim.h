@@ -60,6 +60,8 @@ int emily_array_from_bytes(emily_array* out, const void* data, size_t nbytes,
                            const int64_t* shape, int ndim, int dtype,
                            char** err);
 void emily_array_free(emily_array a);
+/* Frees n handles in one call (one lock): the finalizers' queue. */
+void emily_array_free_n(const emily_array* a, int n);
 /* A second handle to a's array (the same buffer and graph node), freed
  * on its own. */
 int emily_array_share(emily_array* out, emily_array a, char** err);
@@ -67,6 +69,10 @@ int emily_array_share(emily_array* out, emily_array a, char** err);
  * most cap (call again with a larger buffer otherwise). One call, no lock:
  * shape and dtype are fixed when an array is made. */
 int emily_array_meta(emily_array a, int* dtype, int64_t* dims, int cap);
+/* emily_array_meta for n arrays in one call: out holds stride words per
+ * array, its dtype code, its rank, then its dims when the rank is at most
+ * stride - 2 (the caller asks emily_array_meta for the rest). */
+void emily_arrays_meta(const emily_array* a, int n, int64_t* out, int stride);
 /* Evaluates a and copies its row-major bytes into dst (nbytes long); a
  * strided array is made contiguous on stream first. */
 int emily_array_to_bytes(emily_array a, void* dst, size_t nbytes, int stream,

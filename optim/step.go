@@ -94,11 +94,14 @@ func newTrainStep(op string, model any, opt Optimizer, lossFn any, g *distribute
 // Step runs one step on batch and returns the loss (before the update).
 // The model's and the optimizer's leaves are replaced in place.
 func (s *TrainStep) Step(batch ...*emily.Tensor) *emily.Tensor {
-	f := s.j.Func().(func(*trainState, []*emily.Tensor) (*trainState, *emily.Tensor))
-	st, loss := f(&trainState{Model: s.Model, Opt: s.Opt}, batch)
-	emily.SetLeaves(s.Model, emily.TreeFlatten(st.Model))
-	emily.SetLeaves(s.Opt, emily.TreeFlatten(st.Opt))
-	return loss
+	// The results' leaves are the new state's (the model's, then the
+	// optimizer's, as the argument flattens), then the loss: written back
+	// straight from the program's outputs, with no rebuilt copy of the
+	// state to flatten again (a step's Go side is per-call host time).
+	st := &trainState{Model: s.Model, Opt: s.Opt}
+	leaves := s.j.CallLeaves(st, batch)
+	emily.SetLeaves(st, leaves[:len(leaves)-1])
+	return leaves[len(leaves)-1]
 }
 
 // Jitted returns the compiled step (for Stats and Programs).
