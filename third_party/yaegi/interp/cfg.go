@@ -376,6 +376,18 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						// gets its own node, of the same type.
 						tn := copyNode(g.lastChild(), n, false)
 						tn.child, tn.typ = g.lastChild().child, g.lastChild().typ
+						if tn.typ == nil {
+							// emily patch 111: an instance the global type
+							// analysis made (a REPL input's `p :=
+							// Pair[string, int]{…}`) has no type on its
+							// node yet: it is the instance's symbol, the
+							// named type; typed as tn, away from its type
+							// spec, it would be the unnamed struct
+							// ("mismatched types" with the instance).
+							if sym, _, ok := sc.lookup(g.child[0].ident); ok && sym.kind == typeSym && sym.typ != nil && !sym.typ.incomplete {
+								tn.typ = sym.typ
+							}
+						}
 						n.child[0] = tn
 					}
 					n.typ, err = nodeType(interp, sc, n.child[0])
