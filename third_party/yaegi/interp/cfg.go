@@ -1434,11 +1434,6 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case caseClause:
 			sc = sc.pop()
-			if sn := n.anc.anc; sn != nil && sn.kind == typeSwitch && len(n.child) > 1 {
-				for _, c := range n.child[:len(n.child)-1] {
-					warnBareType(c, c.typ, "type switch") // emily patch 109
-				}
-			}
 
 		case commClauseDefault:
 			wireChild(n)
@@ -2242,7 +2237,6 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if err != nil {
 				break
 			}
-			warnBareType(c1, c1.typ, "type assertion") // emily patch 109
 
 			if n.anc.action != aAssignX {
 				if c0.typ.cat == valueT && isFunc(c1.typ) {

@@ -583,25 +583,3 @@ func lossyBlind(fn string, t *itype, seen map[*itype]bool) string {
 	}
 	return ""
 }
-
-// warnBareType reports, through Options.OnLossyCall, a type switch case
-// or a type assertion to a session type without methods whose
-// underlying type is a basic one, `type Color int` (emily patch 109).
-// Such a value is held in an interface as its bare underlying value
-// (patch 15), so `case Color:` also takes a plain int (and `case int:` a
-// Color), and `v.(Color)` succeeds on an int: wrong without a sign. A
-// method gives the type its place in interfaces. (A struct type without
-// methods is confused only with a struct type of the same fields: not
-// reported.)
-func warnBareType(n *node, t *itype, what string) {
-	h := n.interp.opt.onLossyCall
-	if h == nil || t == nil || !sessionNamed(t) || isInterface(t) || len(t.method) > 0 {
-		return
-	}
-	u := underlying(t)
-	if u == nil || !isBasicCat(u) {
-		return
-	}
-	name, under := lossyTypeName(t), u.TypeOf().String()
-	h(n.interp.fset.Position(n.pos), fmt.Sprintf("%s: %s has no methods, so a %s held in an interface is its bare %s: this %s cannot tell it from a plain %s; give %s a method (a String method will do)%s", what, name, name, under, what, under, name, lossyHelp))
-}

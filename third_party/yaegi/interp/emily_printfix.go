@@ -778,5 +778,5 @@ func convertsToWrapper(dst, src *itype) bool {
 // src to the empty interface keeps its type as a valueInterface, as an
 // assignment to an `any` variable does: a session type with methods.
 func convertsToValueInterface(dst, src *itype) bool {
-	return dst != nil && src != nil && isEmptyInterface(dst) && len(src.method) > 0 && !isInterface(src)
+	return dst != nil && src != nil && isEmptyInterface(dst) && keepsTypeInAny(src) && !isInterface(src)
 }

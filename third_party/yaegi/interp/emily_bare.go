@@ -1,0 +1,105 @@
+package interp
+
+import "reflect"
+
+// emily patch 112: a session type without methods keeps its type in an
+// `any`.
+//
+// yaegi holds a value of an interpreted type with methods in an empty
+// interface as a valueInterface (its node, so its type, with the value),
+// and one without methods as its bare value: the reflect type of `type
+// Color int` is int, so a Color in an `any` was a plain int. A type
+// switch's `case Color:` then took a plain 2 (and `case int:` a Color),
+// `v.(Color)` succeeded on an int, and %T printed int, all without a
+// sign. A named session type whose underlying type is basic is now held
+// as one with methods is: what compiled code gets of it is unchanged
+// (the bare value, as for a type with methods and no compiled interface
+// to satisfy), and the interpreter's switches, assertions, == and %T see
+// its type.
+
+// keepsTypeInAny reports whether a value of interpreted type t is held in
+// an empty interface with its type (a valueInterface): t has methods, or
+// is a named session type whose reflect type is its underlying basic
+// type's.
+func keepsTypeInAny(t *itype) bool {
+	if t == nil {
+		return false
+	}
+	if len(t.method) > 0 {
+		return true
+	}
+	return bareLosesType(t)
+}
+
+// bareLosesType reports whether t is a session type without methods
+// that a bare value cannot be told from its underlying type by: `type
+// Color int`, a named type (linkedT) over a basic one. (A struct, slice
+// or map type is confused only with an unnamed type of the same shape,
+// rarer in a type switch, and stays bare.)
+func bareLosesType(t *itype) bool {
+	if t == nil || t.cat != linkedT || len(t.method) > 0 || !sessionNamed(t) {
+		return false
+	}
+	u := underlying(t)
+	return u != nil && isBasicCat(u)
+}
+
+// genBareAny returns the value of n, of an empty interface type, as an
+// argument of compiled code: a value of a type bareLosesType names is
+// given bare, as before patch 112 (compiled code cannot see its
+// interpreted type: reflect.TypeOf(c).Kind() is int, as in Go, not the
+// valueInterface struct). Other values are given as they are held.
+func genBareAny(n *node) func(*frame) reflect.Value {
+	return bareOf(genValue(n))
+}
+
+// mapKey returns value, a key of a map of key type kt, as the map holds
+// it: with an interface key type, a value of a type bareLosesType names
+// is its bare value, wherever it comes from (a literal's key, an index, a
+// delete, an any variable), so that m[Color(1)] finds the key that
+// map[any]int{Color(1): 1} stored. (Such a key read back by range is the
+// bare value, as before patch 112.)
+func mapKey(kt *itype, value func(*frame) reflect.Value) func(*frame) reflect.Value {
+	if kt == nil || !isInterface(kt) {
+		return value
+	}
+	return bareOf(value)
+}
+
+// bareOf returns value with a valueInterface of a type bareLosesType
+// names made its bare value.
+func bareOf(value func(*frame) reflect.Value) func(*frame) reflect.Value {
+	return func(f *frame) reflect.Value {
+		v := value(f)
+		if !v.IsValid() {
+			return v
+		}
+		w := v
+		if w.Kind() == reflect.Interface && !w.IsNil() {
+			w = w.Elem()
+		}
+		if w.IsValid() && w.Type() == valueInterfaceType {
+			if vi := w.Interface().(valueInterface); vi.node != nil && bareLosesType(vi.node.typ) && vi.value.IsValid() {
+				if v.Kind() != reflect.Interface {
+					return vi.value
+				}
+				r := reflect.New(v.Type()).Elem()
+				r.Set(vi.value)
+				return r
+			}
+		}
+		return v
+	}
+}
+
+// mapKeyType returns the key type of map type t, nil if t is not a map
+// of the interpreter's.
+func mapKeyType(t *itype) *itype {
+	for t != nil && t.cat == linkedT {
+		t = t.val
+	}
+	if t == nil || t.cat != mapT {
+		return nil
+	}
+	return t.key
+}
