@@ -1,6 +1,10 @@
 package interp
 
-import "reflect"
+import (
+	"fmt"
+	"go/token"
+	"reflect"
+)
 
 // emily patch 112: a session type without methods keeps its type in an
 // `any`.
@@ -59,11 +63,31 @@ func genBareAny(n *node) func(*frame) reflect.Value {
 // delete, an any variable), so that m[Color(1)] finds the key that
 // map[any]int{Color(1): 1} stored. (Such a key read back by range is the
 // bare value, as before patch 112.)
-func mapKey(kt *itype, value func(*frame) reflect.Value) func(*frame) reflect.Value {
+func mapKey(key *node, kt *itype, value func(*frame) reflect.Value) func(*frame) reflect.Value {
 	if kt == nil || !isInterface(kt) {
 		return value
 	}
+	warnBareKey(key, kt)
 	return bareOf(value)
+}
+
+// warnBareKey reports, through Options.OnLossyCall, a key of a type
+// bareLosesType names used in a map with an interface key type: held
+// bare there, Color(1) is one key with the plain 1, without a sign.
+func warnBareKey(key *node, kt *itype) {
+	if key == nil || key.interp == nil || kt == nil || !isInterface(kt) || !bareLosesType(key.typ) {
+		return
+	}
+	h := key.interp.opt.onLossyCall
+	if h == nil || key.interp.bareKeyWarned[key.pos] {
+		return // an assignment is generated twice: one report
+	}
+	if key.interp.bareKeyWarned == nil {
+		key.interp.bareKeyWarned = map[token.Pos]bool{}
+	}
+	key.interp.bareKeyWarned[key.pos] = true
+	name, under := lossyTypeName(key.typ), underlying(key.typ).TypeOf().String()
+	h(key.interp.fset.Position(key.pos), fmt.Sprintf("map key: %s has no methods, so as a key of a map with an interface key type a %s is its bare %s: %s(1) and a plain 1 are one key; key the map by %s itself (map[%s]…)%s", name, name, under, name, name, name, lossyHelp))
 }
 
 // bareOf returns value with a valueInterface of a type bareLosesType

@@ -96,6 +96,8 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		// methods keeps its type in an interface.
 		`switch any(1).(type) { case Plain: }`,
 		`_, _ = any(1).(Plain)`,
+		`m3 := map[Plain]int{1: 1}; n3 := m3[Plain(1)]; fmt.Sprint(n3)`,
+		`m4 := map[any]int{1: 1, "a": 2}; n4 := m4[2]; fmt.Sprint(n4)`,
 	} {
 		got = nil
 		eval(src)
@@ -111,6 +113,10 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		{`fmt.Printf("%s %[2]T\n", "a", P{})`, "%T prints P's underlying type, not main.P"},
 		{`fmt.Printf("%8#v\n", []Plain{1})`, "%#v prints Plain"}, // a width: not rewritten
 		{`json.Marshal(Node{})`, "embedded Node of Node"},
+		// Patch 112: a key of a map[any] of a type without methods is bare.
+		{`m1 := map[any]int{Plain(1): 1}; fmt.Sprint(len(m1))`, "map key: Plain has no methods"},
+		{`m2 := map[any]int{}; n2 := m2[Plain(1)]; fmt.Sprint(n2)`, "Plain(1) and a plain 1 are one key"},
+		{`m := map[any]bool{}; k := Plain(2); m[k] = true`, "key the map by Plain itself"},
 		{`slog.Info("m", "p", P{"x", 1})`, "unexported field age of P as Xage"}, // the text handler's %+v
 		{`slog.Any("c", Celsius(1))`, "slog.Any gets Celsius without Celsius.String"},
 		{`slog.Default().Info("m", "c", Celsius(1))`, "slog.Logger.Info gets Celsius without Celsius.String"},

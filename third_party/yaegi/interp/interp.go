@@ -235,6 +235,8 @@ type Interpreter struct {
 	released map[int]bool // global frame slots ReleaseUnreachable replaced
 	refsMu   sync.Mutex   // guards rootRefs
 
+	bareKeyWarned map[token.Pos]bool // map keys warnBareKey reported (emily patch 112)
+
 	// closures counts interpreted function values made or called from
 	// Go (emily patch 100, continued: ClosureEvents).
 	closures atomic.Uint64

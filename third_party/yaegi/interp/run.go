@@ -784,7 +784,7 @@ func assign(n *node) {
 			} else {
 				ivalue[i] = genValue(dest.child[1])
 			}
-			ivalue[i] = mapKey(mapKeyType(dest.child[0].typ), ivalue[i]) // emily patch 112
+			ivalue[i] = mapKey(dest.child[1], mapKeyType(dest.child[0].typ), ivalue[i]) // emily patch 112
 			dvalue[i] = genValue(dest.child[0])
 		} else {
 			dvalue[i] = genValue(dest)
@@ -2017,6 +2017,7 @@ func getIndexMap(n *node) {
 
 	if n.child[1].rval.IsValid() { // constant map index
 		mi := n.child[1].rval
+		warnBareKey(n.child[1], mapKeyType(n.child[0].typ)) // emily patch 112
 
 		switch {
 		case n.fnext != nil:
@@ -2040,7 +2041,7 @@ func getIndexMap(n *node) {
 			}
 		}
 	} else {
-		value1 := mapKey(mapKeyType(n.child[0].typ), genValue(n.child[1])) // map index (emily patch 112)
+		value1 := mapKey(n.child[1], mapKeyType(n.child[0].typ), genValue(n.child[1])) // map index (emily patch 112)
 
 		switch {
 		case n.fnext != nil:
@@ -2081,6 +2082,7 @@ func getIndexMap2(n *node) {
 	}
 	if n.child[1].rval.IsValid() { // constant map index
 		mi := n.child[1].rval
+		warnBareKey(n.child[1], mapKeyType(n.child[0].typ)) // emily patch 112
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -2101,7 +2103,7 @@ func getIndexMap2(n *node) {
 			}
 		}
 	} else {
-		value1 := mapKey(mapKeyType(n.child[0].typ), genValue(n.child[1])) // map index (emily patch 112)
+		value1 := mapKey(n.child[1], mapKeyType(n.child[0].typ), genValue(n.child[1])) // map index (emily patch 112)
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -2804,7 +2806,7 @@ func mapLit(n *node) {
 	keys := make([]func(*frame) reflect.Value, len(child))
 	values := make([]func(*frame) reflect.Value, len(child))
 	for i, c := range child {
-		keys[i] = mapKey(n.typ.key, genDestValue(n.typ.key, c.child[0])) // emily patch 112
+		keys[i] = mapKey(c.child[0], n.typ.key, genDestValue(n.typ.key, c.child[0])) // emily patch 112
 		values[i] = genDestValue(n.typ.val, c.child[1])
 	}
 
@@ -3611,8 +3613,8 @@ func _real(n *node) {
 }
 
 func _delete(n *node) {
-	value0 := genValue(n.child[1])                                     // map
-	value1 := mapKey(mapKeyType(n.child[1].typ), genValue(n.child[2])) // key (emily patch 112)
+	value0 := genValue(n.child[1])                                                 // map
+	value1 := mapKey(n.child[2], mapKeyType(n.child[1].typ), genValue(n.child[2])) // key (emily patch 112)
 	in := []func(*frame) reflect.Value{value0, value1}
 	var z reflect.Value
 
