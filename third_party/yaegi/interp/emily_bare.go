@@ -127,3 +127,18 @@ func mapKeyType(t *itype) *itype {
 	}
 	return t.key
 }
+
+// templateKeepsBare reports whether a template's data keeps a value of
+// session type t bare rather than wrapped for its Error or String method
+// (emily patch 113): a struct, or a pointer to one, whose fields and
+// methods a template reads by name ({{.Name}}), which a wrapper hides.
+func templateKeepsBare(t *itype) bool {
+	if t == nil {
+		return false
+	}
+	if t.cat == ptrT {
+		t = t.val
+	}
+	u := underlying(t)
+	return u != nil && u.cat == structT
+}

@@ -36,6 +36,9 @@ type lossyCallee struct {
 	xml    bool // encoding/xml: MarshalXML, MarshalText (fixed by patch 106, not checked)
 	blind  bool // compiled code that sees no method of a session value: warned about only
 	slog   bool // log/slog: its handler prints through fmt (text) or json (emily patch 110)
+	// text/template, html/template: the data is walked, its leaves with
+	// Error or String wrapped, its structs left bare (emily patch 113)
+	template bool
 }
 
 var lossyCallees = map[string]lossyCallee{
@@ -62,8 +65,8 @@ var lossyCallees = map[string]lossyCallee{
 	// methods print through that logger's handler: warned about only.
 	"log/slog.Any":                      {blind: true, format: -1, first: 1},
 	"log/slog.(*Logger).Info":           {blind: true, format: -1, first: 1},
-	"text/template.(*Template).Execute": {blind: true, format: -1, first: 1},
-	"html/template.(*Template).Execute": {blind: true, format: -1, first: 1},
+	"text/template.(*Template).Execute": {blind: true, template: true, format: -1, first: 1},
+	"html/template.(*Template).Execute": {blind: true, template: true, format: -1, first: 1},
 }
 
 var (
@@ -105,7 +108,13 @@ func lossyCalleeOf(n *node) (string, lossyCallee, bool) {
 		}
 	}
 	if c0.kind == selectorExpr && len(c0.child) == 2 && c0.child[1].ident == "Execute" {
-		if t := c0.child[0].typ; t != nil && t.cat == valueT && t.rtype != nil && t.rtype.Kind() == reflect.Ptr {
+		t := c0.child[0].typ
+		if t != nil && t.cat == ptrT && t.val != nil && t.val.cat == valueT && t.val.rtype != nil {
+			// a *template.Template an interpreted function returned
+			// (emily patch 113)
+			t = valueTOf(reflect.PtrTo(t.val.rtype))
+		}
+		if t != nil && t.cat == valueT && t.rtype != nil && t.rtype.Kind() == reflect.Ptr {
 			if name := t.rtype.Elem().PkgPath() + ".(*" + t.rtype.Elem().Name() + ").Execute"; lossyCallees[name].blind {
 				return strings.TrimPrefix(strings.TrimPrefix(name, "text/"), "html/"), lossyCallees[name], true
 			}
@@ -558,7 +567,9 @@ func lossyBlind(fn string, t *itype, seen map[*itype]bool) string {
 		return ""
 	}
 	seen[t] = true
-	if sessionNamed(t) || (t.cat == ptrT && sessionNamed(t.val)) {
+	if (sessionNamed(t) || (t.cat == ptrT && sessionNamed(t.val))) && !(strings.HasPrefix(fn, "template.") && !templateKeepsBare(t)) {
+		// A template's data has its leaves wrapped (patch 113): only a
+		// struct with methods reaches it without them.
 		for _, m := range []string{"String", "Error", "MarshalText", "MarshalJSON", "LogValue"} {
 			if hasMethod(t, m, t.cat == ptrT) {
 				return fmt.Sprintf("%s gets %s without %s.%s: compiled code other than fmt, log and encoding/json sees session values as their underlying types; pass x.%s() instead%s",

@@ -98,6 +98,9 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		`_, _ = any(1).(Plain)`,
 		`m3 := map[Plain]int{1: 1}; n3 := m3[Plain(1)]; fmt.Sprint(n3)`,
 		`m4 := map[any]int{1: 1, "a": 2}; n4 := m4[2]; fmt.Sprint(n4)`,
+		// Patch 113: a template's data has its leaves wrapped.
+		`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []Code{1})`,
+		`template.Must(template.New("t").Parse("{{.T}}")).Execute(os.Stdout, Q{"q", 1})`,
 	} {
 		got = nil
 		eval(src)
@@ -120,7 +123,9 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		{`slog.Info("m", "p", P{"x", 1})`, "unexported field age of P as Xage"}, // the text handler's %+v
 		{`slog.Any("c", Celsius(1))`, "slog.Any gets Celsius without Celsius.String"},
 		{`slog.Default().Info("m", "c", Celsius(1))`, "slog.Logger.Info gets Celsius without Celsius.String"},
-		{`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []Code{1})`, "template.(*Template).Execute gets Code without Code.Error"},
+		// Patch 113: a template's data keeps a struct bare (its fields are
+		// read by name), so a struct's own String is not called.
+		{`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []E{{"e"}})`, "template.(*Template).Execute gets E without E.Error"},
 	} {
 		got = nil
 		eval(c.src)
