@@ -39,6 +39,9 @@ type lossyCallee struct {
 	// text/template, html/template: the data is walked, its leaves with
 	// Error or String wrapped, its structs left bare (emily patch 113)
 	template bool
+	// Options.Printers: a direct argument of a session type keeps the
+	// wrapper yaegi's interface mapping gives it (emily patch 114)
+	printer bool
 }
 
 var lossyCallees = map[string]lossyCallee{
@@ -124,6 +127,10 @@ func lossyCalleeOf(n *node) (string, lossyCallee, bool) {
 		// fmt.Print, Printf and Println are closures that write to the
 		// interpreter's Stdout (fixStdlib): name them by the selector.
 		name := c0.child[0].sym.typ.path + "." + c0.child[1].ident
+		if n.interp.opt.printers[name] {
+			// Options.Printers: prints as fmt.Print does (emily patch 114).
+			return name, lossyCallee{format: -1, direct: true, printer: true}, true
+		}
 		lc, ok := lossyCallees[name]
 		return strings.TrimPrefix(name, "encoding/"), lc, ok
 	}

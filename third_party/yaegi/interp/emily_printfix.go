@@ -141,8 +141,12 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 			values[i] = slogFix(interp, value, t)
 			continue
 		}
+		printer := lc.printer
 		values[i] = func(f *frame) reflect.Value {
 			v := value(f)
+			if printer && v.IsValid() && isWrapper(v.Type()) {
+				return v // yaegi's wrapper for the host's interfaces (a Displayer): keep it
+			}
 			if r, ok := pf.safeFix(v, t, f); ok {
 				return r
 			}
