@@ -795,6 +795,13 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						// struct, which %w, errors.As and Unwrap did not see.
 						break
 					}
+					if isEmptyInterface(dest.typ) && keepsTypeInAny(src.typ) {
+						// emily patch 112: nor to an interpreted interface
+						// (`var a any = S{1}`): built in place it was the bare
+						// value, without its type and methods (%v printed {1}
+						// for a Stringer S).
+						break
+					}
 					if dest.action == aGetIndex || dest.action == aStar {
 						// Skip optimization, as it does not work when assigning to a struct field or a dereferenced pointer.
 						break

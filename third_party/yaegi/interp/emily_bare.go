@@ -37,15 +37,22 @@ func keepsTypeInAny(t *itype) bool {
 
 // bareLosesType reports whether t is a session type without methods
 // that a bare value cannot be told from its underlying type by: `type
-// Color int`, a named type (linkedT) over a basic one. (A struct, slice
-// or map type is confused only with an unnamed type of the same shape,
-// rarer in a type switch, and stays bare.)
+// Color int`, a named type (linkedT) over a basic one, and a named
+// slice, map or array type (`type IDs []int`: `case []int:` took an IDs).
+// (A struct type is confused only with an unnamed struct of the same
+// fields, rare in a type switch, and stays bare.)
 func bareLosesType(t *itype) bool {
-	if t == nil || t.cat != linkedT || len(t.method) > 0 || !sessionNamed(t) {
+	if t == nil || len(t.method) > 0 || !sessionNamed(t) {
 		return false
 	}
-	u := underlying(t)
-	return u != nil && isBasicCat(u)
+	switch t.cat {
+	case linkedT:
+		u := underlying(t)
+		return u != nil && isBasicCat(u)
+	case sliceT, mapT, arrayT:
+		return true
+	}
+	return false
 }
 
 // genBareAny returns the value of n, of an empty interface type, as an
@@ -87,7 +94,7 @@ func warnBareKey(key *node, kt *itype) {
 	}
 	key.interp.bareKeyWarned[key.pos] = true
 	name, under := lossyTypeName(key.typ), underlying(key.typ).TypeOf().String()
-	h(key.interp.fset.Position(key.pos), fmt.Sprintf("map key: %s has no methods, so as a key of a map with an interface key type a %s is its bare %s: %s(1) and a plain 1 are one key; key the map by %s itself (map[%s]…)%s", name, name, under, name, name, name, lossyHelp))
+	h(key.interp.fset.Position(key.pos), fmt.Sprintf("map key: %s has no methods, so as a key of a map with an interface key type a %s is its bare %s: a %s and a plain %s of the same value are one key; key the map by %s itself (map[%s]…)%s", name, name, under, name, under, name, name, lossyHelp))
 }
 
 // bareOf returns value with a valueInterface of a type bareLosesType

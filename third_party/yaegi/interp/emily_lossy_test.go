@@ -118,7 +118,7 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		{`json.Marshal(Node{})`, "embedded Node of Node"},
 		// Patch 112: a key of a map[any] of a type without methods is bare.
 		{`m1 := map[any]int{Plain(1): 1}; fmt.Sprint(len(m1))`, "map key: Plain has no methods"},
-		{`m2 := map[any]int{}; n2 := m2[Plain(1)]; fmt.Sprint(n2)`, "Plain(1) and a plain 1 are one key"},
+		{`m2 := map[any]int{}; n2 := m2[Plain(1)]; fmt.Sprint(n2)`, "a Plain and a plain int of the same value are one key"},
 		{`m := map[any]bool{}; k := Plain(2); m[k] = true`, "key the map by Plain itself"},
 		{`slog.Info("m", "p", P{"x", 1})`, "unexported field age of P as Xage"}, // the text handler's %+v
 		{`slog.Any("c", Celsius(1))`, "slog.Any gets Celsius without Celsius.String"},
