@@ -32,7 +32,35 @@ func keepsTypeInAny(t *itype) bool {
 	if len(t.method) > 0 {
 		return true
 	}
-	return bareLosesType(t)
+	return bareLosesType(t) || unnamedOfSession(t)
+}
+
+// heldForType reports whether keepsTypeInAny holds values of t with their
+// type only so that the interpreter sees it (t has no methods): compiled
+// code gets them bare, as before patch 112.
+func heldForType(t *itype) bool {
+	return t != nil && len(t.method) == 0 && (bareLosesType(t) || unnamedOfSession(t))
+}
+
+// unnamedOfSession reports whether t is an unnamed slice, array or map
+// type of session types (`[]Celsius`, `map[string]Color`): its reflect
+// type is that of their underlying types ([]float64), so a bare value
+// lost the elements' type and methods (`var x any = []Celsius{1}`
+// printed [1], and `case []float64:` took it).
+func unnamedOfSession(t *itype) bool {
+	if t == nil || t.name != "" {
+		return false
+	}
+	elemOf := func(e *itype) bool {
+		return e != nil && !isInterface(e) && (sessionNamed(e) || unnamedOfSession(e))
+	}
+	switch t.cat {
+	case sliceT, arrayT:
+		return elemOf(t.val)
+	case mapT:
+		return elemOf(t.key) || elemOf(t.val)
+	}
+	return false
 }
 
 // bareLosesType reports whether t is a session type without methods
@@ -110,7 +138,7 @@ func bareOf(value func(*frame) reflect.Value) func(*frame) reflect.Value {
 			w = w.Elem()
 		}
 		if w.IsValid() && w.Type() == valueInterfaceType {
-			if vi := w.Interface().(valueInterface); vi.node != nil && bareLosesType(vi.node.typ) && vi.value.IsValid() {
+			if vi := w.Interface().(valueInterface); vi.node != nil && heldForType(vi.node.typ) && vi.value.IsValid() {
 				if v.Kind() != reflect.Interface {
 					return vi.value
 				}
