@@ -81,6 +81,11 @@ func TestDisplayRules(t *testing.T) {
 		{"type celsius float64\nfunc (c celsius) String() string { return fmt.Sprintf(\"%.1f°C\", float64(c)) }\ncelsius(21.5)", "21.5°C"},
 		{"func ok() error { return nil }\nok()", ""},
 		{"emily.Memory().Active >= 0", "true"},
+		// Session values in an interface slot (yaegi patches 112, 114):
+		// shown with their String, not as yaegi's internal struct.
+		{"type color int\n[]any{celsius(1), color(2), 3}", "[1.0°C 2 3]"},
+		{`map[string]any{"t": celsius(4)}`, "map[t:4.0°C]"},
+		{"var hot any = celsius(30)\nhot", "30.0°C"},
 	} {
 		r := run(t, s, c.cell)
 		if r.err != nil || r.res.Text != c.text || r.res.Shown != (c.text != "") {

@@ -156,6 +156,10 @@ func New(opts Options) (*Session, error) {
 		CallbackGuard: s.callbackGuard,
 		OnStop:        s.onStop,
 		OnLossyCall:   s.onLossyCall, // lossy.go
+		// A cell's value reaches Show with the String and Error of the
+		// session's values in it, in a []any or a map[string]any too (a
+		// value held in an interface was shown as yaegi's internals).
+		Printers: []string{rtPath + ".Show"},
 	})
 	// yaegi binds os.Stdout/os.Stderr to the session's writers only when
 	// they are *os.File; bind them as io.Writer so that

@@ -376,6 +376,18 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						// gets its own node, of the same type.
 						tn := copyNode(g.lastChild(), n, false)
 						tn.child, tn.typ = g.lastChild().child, g.lastChild().typ
+						if tn.typ == nil {
+							// emily patch 111: an instance the global type
+							// analysis made (a REPL input's `p :=
+							// Pair[string, int]{…}`) has no type on its
+							// node yet: it is the instance's symbol, the
+							// named type; typed as tn, away from its type
+							// spec, it would be the unnamed struct
+							// ("mismatched types" with the instance).
+							if sym, _, ok := sc.lookup(g.child[0].ident); ok && sym.kind == typeSym && sym.typ != nil && !sym.typ.incomplete {
+								tn.typ = sym.typ
+							}
+						}
 						n.child[0] = tn
 					}
 					n.typ, err = nodeType(interp, sc, n.child[0])
@@ -781,6 +793,13 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						// Skip optimisation for assigned interface. emily patch 26:
 						// error too, or `var err error = MyErr{3}` held the bare
 						// struct, which %w, errors.As and Unwrap did not see.
+						break
+					}
+					if isEmptyInterface(dest.typ) && keepsTypeInAny(src.typ) {
+						// emily patch 112: nor to an interpreted interface
+						// (`var a any = S{1}`): built in place it was the bare
+						// value, without its type and methods (%v printed {1}
+						// for a Stringer S).
 						break
 					}
 					if dest.action == aGetIndex || dest.action == aStar {
@@ -1422,11 +1441,6 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case caseClause:
 			sc = sc.pop()
-			if sn := n.anc.anc; sn != nil && sn.kind == typeSwitch && len(n.child) > 1 {
-				for _, c := range n.child[:len(n.child)-1] {
-					warnBareType(c, c.typ, "type switch") // emily patch 109
-				}
-			}
 
 		case commClauseDefault:
 			wireChild(n)
@@ -2230,7 +2244,6 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if err != nil {
 				break
 			}
-			warnBareType(c1, c1.typ, "type assertion") // emily patch 109
 
 			if n.anc.action != aAssignX {
 				if c0.typ.cat == valueT && isFunc(c1.typ) {

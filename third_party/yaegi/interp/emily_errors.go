@@ -195,9 +195,9 @@ func eqAny(a, b any) bool { return a == b }
 
 // keepsTypeInIface reports whether a value of session type t is held in
 // an interface with its type (a valueInterface or a wrapper): it has
-// methods.
+// methods, or is a named basic type (patch 112).
 func keepsTypeInIface(t *itype) bool {
-	return t.cat != valueT && t.cat != errorT && len(t.method) > 0
+	return t.cat != valueT && t.cat != errorT && keepsTypeInAny(t)
 }
 
 // eqKey returns what == compares for the interface value v.

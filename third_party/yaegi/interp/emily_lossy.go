@@ -36,6 +36,12 @@ type lossyCallee struct {
 	xml    bool // encoding/xml: MarshalXML, MarshalText (fixed by patch 106, not checked)
 	blind  bool // compiled code that sees no method of a session value: warned about only
 	slog   bool // log/slog: its handler prints through fmt (text) or json (emily patch 110)
+	// text/template, html/template: the data is walked, its leaves with
+	// Error or String wrapped, its structs left bare (emily patch 113)
+	template bool
+	// Options.Printers: a direct argument of a session type keeps the
+	// wrapper yaegi's interface mapping gives it (emily patch 114)
+	printer bool
 }
 
 var lossyCallees = map[string]lossyCallee{
@@ -62,8 +68,8 @@ var lossyCallees = map[string]lossyCallee{
 	// methods print through that logger's handler: warned about only.
 	"log/slog.Any":                      {blind: true, format: -1, first: 1},
 	"log/slog.(*Logger).Info":           {blind: true, format: -1, first: 1},
-	"text/template.(*Template).Execute": {blind: true, format: -1, first: 1},
-	"html/template.(*Template).Execute": {blind: true, format: -1, first: 1},
+	"text/template.(*Template).Execute": {blind: true, template: true, format: -1, first: 1},
+	"html/template.(*Template).Execute": {blind: true, template: true, format: -1, first: 1},
 }
 
 var (
@@ -105,7 +111,13 @@ func lossyCalleeOf(n *node) (string, lossyCallee, bool) {
 		}
 	}
 	if c0.kind == selectorExpr && len(c0.child) == 2 && c0.child[1].ident == "Execute" {
-		if t := c0.child[0].typ; t != nil && t.cat == valueT && t.rtype != nil && t.rtype.Kind() == reflect.Ptr {
+		t := c0.child[0].typ
+		if t != nil && t.cat == ptrT && t.val != nil && t.val.cat == valueT && t.val.rtype != nil {
+			// a *template.Template an interpreted function returned
+			// (emily patch 113)
+			t = valueTOf(reflect.PtrTo(t.val.rtype))
+		}
+		if t != nil && t.cat == valueT && t.rtype != nil && t.rtype.Kind() == reflect.Ptr {
 			if name := t.rtype.Elem().PkgPath() + ".(*" + t.rtype.Elem().Name() + ").Execute"; lossyCallees[name].blind {
 				return strings.TrimPrefix(strings.TrimPrefix(name, "text/"), "html/"), lossyCallees[name], true
 			}
@@ -115,6 +127,10 @@ func lossyCalleeOf(n *node) (string, lossyCallee, bool) {
 		// fmt.Print, Printf and Println are closures that write to the
 		// interpreter's Stdout (fixStdlib): name them by the selector.
 		name := c0.child[0].sym.typ.path + "." + c0.child[1].ident
+		if n.interp.opt.printers[name] {
+			// Options.Printers: prints as fmt.Print does (emily patch 114).
+			return name, lossyCallee{format: -1, direct: true, printer: true}, true
+		}
 		lc, ok := lossyCallees[name]
 		return strings.TrimPrefix(name, "encoding/"), lc, ok
 	}
@@ -558,7 +574,9 @@ func lossyBlind(fn string, t *itype, seen map[*itype]bool) string {
 		return ""
 	}
 	seen[t] = true
-	if sessionNamed(t) || (t.cat == ptrT && sessionNamed(t.val)) {
+	if (sessionNamed(t) || (t.cat == ptrT && sessionNamed(t.val))) && !(strings.HasPrefix(fn, "template.") && !templateKeepsBare(t)) {
+		// A template's data has its leaves wrapped (patch 113): only a
+		// struct with methods reaches it without them.
 		for _, m := range []string{"String", "Error", "MarshalText", "MarshalJSON", "LogValue"} {
 			if hasMethod(t, m, t.cat == ptrT) {
 				return fmt.Sprintf("%s gets %s without %s.%s: compiled code other than fmt, log and encoding/json sees session values as their underlying types; pass x.%s() instead%s",
@@ -582,26 +600,4 @@ func lossyBlind(fn string, t *itype, seen map[*itype]bool) string {
 		}
 	}
 	return ""
-}
-
-// warnBareType reports, through Options.OnLossyCall, a type switch case
-// or a type assertion to a session type without methods whose
-// underlying type is a basic one, `type Color int` (emily patch 109).
-// Such a value is held in an interface as its bare underlying value
-// (patch 15), so `case Color:` also takes a plain int (and `case int:` a
-// Color), and `v.(Color)` succeeds on an int: wrong without a sign. A
-// method gives the type its place in interfaces. (A struct type without
-// methods is confused only with a struct type of the same fields: not
-// reported.)
-func warnBareType(n *node, t *itype, what string) {
-	h := n.interp.opt.onLossyCall
-	if h == nil || t == nil || !sessionNamed(t) || isInterface(t) || len(t.method) > 0 {
-		return
-	}
-	u := underlying(t)
-	if u == nil || !isBasicCat(u) {
-		return
-	}
-	name, under := lossyTypeName(t), u.TypeOf().String()
-	h(n.interp.fset.Position(n.pos), fmt.Sprintf("%s: %s has no methods, so a %s held in an interface is its bare %s: this %s cannot tell it from a plain %s; give %s a method (a String method will do)%s", what, name, name, under, what, under, name, lossyHelp))
 }

@@ -92,6 +92,15 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		`switch any(1).(type) { case Celsius, int, *Plain, error, P: }`,
 		`slog.Info("m", "c", Celsius(1), "q", []Q{{"q", 2}})`, // patch 110
 		`_, _ = any(1).(Celsius)`,
+		// Patch 112 (warned by patch 109 before): a session type without
+		// methods keeps its type in an interface.
+		`switch any(1).(type) { case Plain: }`,
+		`_, _ = any(1).(Plain)`,
+		`m3 := map[Plain]int{1: 1}; n3 := m3[Plain(1)]; fmt.Sprint(n3)`,
+		`m4 := map[any]int{1: 1, "a": 2}; n4 := m4[2]; fmt.Sprint(n4)`,
+		// Patch 113: a template's data has its leaves wrapped.
+		`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []Code{1})`,
+		`template.Must(template.New("t").Parse("{{.T}}")).Execute(os.Stdout, Q{"q", 1})`,
 	} {
 		got = nil
 		eval(src)
@@ -106,14 +115,17 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		{`fmt.Printf("%+v\n", P{"x", 1})`, "unexported field age of P as Xage"},
 		{`fmt.Printf("%s %[2]T\n", "a", P{})`, "%T prints P's underlying type, not main.P"},
 		{`fmt.Printf("%8#v\n", []Plain{1})`, "%#v prints Plain"}, // a width: not rewritten
-		// Patch 109: a session type without methods is held bare in an interface.
-		{`switch any(1).(type) { case Plain: }`, "type switch: Plain has no methods, so a Plain held in an interface is its bare int: this type switch cannot tell it from a plain int"},
-		{`_, _ = any(1).(Plain)`, "type assertion: Plain has no methods"},
 		{`json.Marshal(Node{})`, "embedded Node of Node"},
+		// Patch 112: a key of a map[any] of a type without methods is bare.
+		{`m1 := map[any]int{Plain(1): 1}; fmt.Sprint(len(m1))`, "map key: Plain has no methods"},
+		{`m2 := map[any]int{}; n2 := m2[Plain(1)]; fmt.Sprint(n2)`, "a Plain and a plain int of the same value are one key"},
+		{`m := map[any]bool{}; k := Plain(2); m[k] = true`, "key the map by Plain itself"},
 		{`slog.Info("m", "p", P{"x", 1})`, "unexported field age of P as Xage"}, // the text handler's %+v
 		{`slog.Any("c", Celsius(1))`, "slog.Any gets Celsius without Celsius.String"},
 		{`slog.Default().Info("m", "c", Celsius(1))`, "slog.Logger.Info gets Celsius without Celsius.String"},
-		{`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []Code{1})`, "template.(*Template).Execute gets Code without Code.Error"},
+		// Patch 113: a template's data keeps a struct bare (its fields are
+		// read by name), so a struct's own String is not called.
+		{`template.Must(template.New("t").Parse("{{.}}")).Execute(os.Stdout, []E{{"e"}})`, "template.(*Template).Execute gets E without E.Error"},
 	} {
 		got = nil
 		eval(c.src)

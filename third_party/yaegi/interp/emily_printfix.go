@@ -90,7 +90,7 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 		return values
 	}
 	_, lc, ok := lossyCalleeOf(n)
-	if !ok || lc.blind {
+	if !ok || lc.blind && !lc.template {
 		return values
 	}
 	var verbs [][]string
@@ -124,6 +124,9 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 			}
 		}
 		rts := printWrap(lc, v)
+		if lc.template {
+			rts = []reflect.Type{errorType, stringerType} // text/template's printableValue
+		}
 		t := child[i].typ
 		if n.action == aCallSlice && i == len(child)-1 {
 			t = nil // f(format, args...): the elements are the arguments
@@ -133,13 +136,17 @@ func fixPrintArgs(n *node, child []*node, values []func(*frame) reflect.Value) [
 			values[i] = func(f *frame) reflect.Value { return bare(value(f)) }
 			continue
 		}
-		pf := printFix{interp: interp, rts: rts, json: lc.json || lc.xml}
+		pf := printFix{interp: interp, rts: rts, json: lc.json || lc.xml, leaves: lc.template}
 		if lc.slog {
 			values[i] = slogFix(interp, value, t)
 			continue
 		}
+		printer := lc.printer
 		values[i] = func(f *frame) reflect.Value {
 			v := value(f)
+			if printer && v.IsValid() && isWrapper(v.Type()) {
+				return v // yaegi's wrapper for the host's interfaces (a Displayer): keep it
+			}
 			if r, ok := pf.safeFix(v, t, f); ok {
 				return r
 			}
@@ -191,6 +198,9 @@ type printFix struct {
 	interp *Interpreter
 	rts    []reflect.Type
 	json   bool
+	// leaves: a value whose type templateKeepsBare names is not wrapped
+	// (a template reads its fields by name; emily patch 113)
+	leaves bool
 }
 
 const printFixDepth = 32
@@ -268,7 +278,7 @@ func sessionTyped(t *itype) bool {
 // a wrapper if t's method set has one of p.rts, else v with its insides
 // fixed. The bool is whether it differs from v.
 func (p printFix) decide(v reflect.Value, t *itype, f *frame, depth int) (reflect.Value, bool) {
-	if sessionTyped(t) {
+	if sessionTyped(t) && !(p.leaves && templateKeepsBare(t)) {
 		for _, rt := range p.rts {
 			if hasMethods(t, rt) {
 				if w, ok := p.wrap(v, t, rt, f); ok {
@@ -778,5 +788,5 @@ func convertsToWrapper(dst, src *itype) bool {
 // src to the empty interface keeps its type as a valueInterface, as an
 // assignment to an `any` variable does: a session type with methods.
 func convertsToValueInterface(dst, src *itype) bool {
-	return dst != nil && src != nil && isEmptyInterface(dst) && len(src.method) > 0 && !isInterface(src)
+	return dst != nil && src != nil && isEmptyInterface(dst) && keepsTypeInAny(src) && !isInterface(src)
 }

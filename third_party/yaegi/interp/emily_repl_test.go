@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -150,4 +151,33 @@ func TestREPLTypeSwitch(t *testing.T) {
 		{src: `kind(4)`, want: "int"},
 		{src: `kind(errors.New("boom"))`, want: "error boom"},
 	})
+}
+
+// TestPrinters: a compiled function named in Options.Printers gets the
+// session's values in its arguments with their String methods, as fmt
+// does (PATCHES.md 114); a value held in an []any reached it as yaegi's
+// internal valueInterface struct.
+func TestPrinters(t *testing.T) {
+	var got string
+	i := interp.New(interp.Options{Printers: []string{"host/show.Show"}})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	if err := i.Use(interp.Exports{"host/show/show": {"Show": reflect.ValueOf(func(vs ...any) { got = fmt.Sprint(vs...) })}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{
+		`import ("fmt"; "host/show")`,
+		`type Celsius float64`,
+		`func (c Celsius) String() string { return fmt.Sprintf("%.1f°C", float64(c)) }`,
+		`type Color int`,
+		`show.Show([]any{Celsius(1), Color(2)}, map[string]any{"t": Celsius(3)}, Celsius(4))`,
+	} {
+		if _, err := i.Eval(src); err != nil {
+			t.Fatalf("Eval(%q): %v", src, err)
+		}
+	}
+	if want := "[1.0°C 2] map[t:3.0°C] 4.0°C"; got != want {
+		t.Fatalf("Show got %q, want %q", got, want)
+	}
 }

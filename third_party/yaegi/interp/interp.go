@@ -198,6 +198,8 @@ type opt struct {
 	onStop func(pos string)
 	// onLossyCall: Options.OnLossyCall (emily patch 104).
 	onLossyCall func(pos token.Position, msg string)
+	// printers: Options.Printers (emily patch 114).
+	printers map[string]bool
 }
 
 // Interpreter contains global resources and state.
@@ -234,6 +236,8 @@ type Interpreter struct {
 	rootRefs map[int]bool // global frame slots function bodies may read (emily patch 100)
 	released map[int]bool // global frame slots ReleaseUnreachable replaced
 	refsMu   sync.Mutex   // guards rootRefs
+
+	bareKeyWarned map[token.Pos]bool // map keys warnBareKey reported (emily patch 112)
 
 	// closures counts interpreted function values made or called from
 	// Go (emily patch 100, continued: ClosureEvents).
@@ -421,6 +425,14 @@ type Options struct {
 	// once per call site, when it is compiled, with a message naming the
 	// type and the workaround (emily patch 104).
 	OnLossyCall func(pos token.Position, msg string)
+	// Printers names compiled functions of the symbols Use gives, as
+	// "import/path.Name", that print their arguments as fmt.Print does
+	// (a REPL's function that shows a cell's value): their arguments are
+	// walked as fmt's are, so that the session's values in them reach the
+	// function with their String and Error methods, and a value held in
+	// an interface without yaegi's internal representation (emily patch
+	// 114).
+	Printers []string
 }
 
 // New returns a new interpreter.
@@ -461,6 +473,12 @@ func New(options Options) *Interpreter {
 	i.opt.callbackGuard = options.CallbackGuard
 	i.opt.onStop = options.OnStop
 	i.opt.onLossyCall = options.OnLossyCall
+	for _, p := range options.Printers {
+		if i.opt.printers == nil {
+			i.opt.printers = map[string]bool{}
+		}
+		i.opt.printers[p] = true
+	}
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
 	if options.Unrestricted {

@@ -542,6 +542,12 @@ func typeAssert(n *node, withResult, withOk bool) {
 				concrete = vv.value.Interface()
 			}
 			ok = canAssertTypes(ctyp, rtype)
+			if !isInterface(typ) {
+				// emily patch 112: a concrete type is matched on the
+				// interpreted types, as a type switch does: a Color
+				// (held with its type) is not an int, nor an int a Color.
+				_, _, ok = typeSwitchMatch(val, typ)
+			}
 			if !ok {
 				if !withOk {
 					// TODO(mpl): think about whether this should ever happen.
@@ -778,6 +784,7 @@ func assign(n *node) {
 			} else {
 				ivalue[i] = genValue(dest.child[1])
 			}
+			ivalue[i] = mapKey(dest.child[1], mapKeyType(dest.child[0].typ), ivalue[i]) // emily patch 112
 			dvalue[i] = genValue(dest.child[0])
 		} else {
 			dvalue[i] = genValue(dest)
@@ -1446,7 +1453,7 @@ func call(n *node) {
 			switch {
 			case hasVariadicArgs:
 				values = append(values, genValue(c))
-			case isInterfaceSrc(arg) && (!isEmptyInterface(arg) || len(c.typ.method) > 0):
+			case isInterfaceSrc(arg) && (!isEmptyInterface(arg) || keepsTypeInAny(c.typ)):
 				values = append(values, genValueInterface(c))
 			case isInterfaceBin(arg):
 				values = append(values, genInterfaceWrapper(c, arg.rtype))
@@ -1749,7 +1756,11 @@ func callBin(n *node) {
 
 			switch {
 			case isEmptyInterface(c.typ):
-				values = append(values, genValue(c))
+				if _, _, lossy := lossyCalleeOf(n); lossy {
+					values = append(values, genValue(c)) // fixPrintArgs reads the type
+				} else {
+					values = append(values, genBareAny(c)) // emily patch 112
+				}
 			case isInterfaceSrc(c.typ):
 				values = append(values, genValueInterfaceValue(c))
 			case isFuncSrc(c.typ):
@@ -2006,6 +2017,7 @@ func getIndexMap(n *node) {
 
 	if n.child[1].rval.IsValid() { // constant map index
 		mi := n.child[1].rval
+		warnBareKey(n.child[1], mapKeyType(n.child[0].typ)) // emily patch 112
 
 		switch {
 		case n.fnext != nil:
@@ -2029,7 +2041,7 @@ func getIndexMap(n *node) {
 			}
 		}
 	} else {
-		value1 := genValue(n.child[1]) // map index
+		value1 := mapKey(n.child[1], mapKeyType(n.child[0].typ), genValue(n.child[1])) // map index (emily patch 112)
 
 		switch {
 		case n.fnext != nil:
@@ -2070,6 +2082,7 @@ func getIndexMap2(n *node) {
 	}
 	if n.child[1].rval.IsValid() { // constant map index
 		mi := n.child[1].rval
+		warnBareKey(n.child[1], mapKeyType(n.child[0].typ)) // emily patch 112
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -2090,7 +2103,7 @@ func getIndexMap2(n *node) {
 			}
 		}
 	} else {
-		value1 := genValue(n.child[1]) // map index
+		value1 := mapKey(n.child[1], mapKeyType(n.child[0].typ), genValue(n.child[1])) // map index (emily patch 112)
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -2685,6 +2698,11 @@ func _return(n *node) {
 					// we can't let genValueInterface deal with it, because we call on c,
 					// not on n, which means that the interfaceT knowledge is lost.
 					values[i] = genValue(c)
+					if !isInterface(c.typ) && keepsTypeInAny(c.typ) {
+						// emily patch 112: `return Color(5)` as an any
+						// keeps its type, as `var a any = Color(5)` does.
+						values[i] = genValueInterface(c)
+					}
 					break
 				}
 				values[i] = genValueInterface(c)
@@ -2788,7 +2806,7 @@ func mapLit(n *node) {
 	keys := make([]func(*frame) reflect.Value, len(child))
 	values := make([]func(*frame) reflect.Value, len(child))
 	for i, c := range child {
-		keys[i] = genDestValue(n.typ.key, c.child[0])
+		keys[i] = mapKey(c.child[0], n.typ.key, genDestValue(n.typ.key, c.child[0])) // emily patch 112
 		values[i] = genDestValue(n.typ.val, c.child[1])
 	}
 
@@ -2980,7 +2998,7 @@ func doComposite(n *node, hasType bool, keyed bool) {
 			values[fieldIndex] = func(*frame) reflect.Value { return reflect.New(rft).Elem() }
 		case isNamedFuncSrc(val.typ):
 			values[fieldIndex] = genValueAsFunctionWrapper(val)
-		case isInterfaceSrc(ft) && (!isEmptyInterface(ft) || len(val.typ.method) > 0):
+		case isInterfaceSrc(ft) && (!isEmptyInterface(ft) || keepsTypeInAny(val.typ)):
 			values[fieldIndex] = genValueInterface(val)
 		case isInterface(ft):
 			values[fieldIndex] = genInterfaceWrapper(val, rft)
@@ -3253,6 +3271,27 @@ func _case(n *node) {
 		for i := range values {
 			values[i] = genValue(n.child[i])
 		}
+		if tt := n.anc.anc.child[l-2].typ; isInterface(tt) {
+			// emily patch 112: a switch on an interface value compares
+			// as == does (patch 26): `case 3:` does not take a Color(3),
+			// held with its type (converting it to the case's type
+			// panicked).
+			k0 := eqOperand(tt)
+			keys := make([]func(reflect.Value) any, len(values))
+			for i := range values {
+				keys[i] = eqOperand(n.child[i].typ)
+			}
+			n.exec = func(f *frame) bltn {
+				a := k0(value(f))
+				for i, v := range values {
+					if eqAny(a, keys[i](v(f))) {
+						return tnext
+					}
+				}
+				return fnext
+			}
+			return
+		}
 		n.exec = func(f *frame) bltn {
 			v0 := value(f)
 			for _, v := range values {
@@ -3333,7 +3372,7 @@ func typeSwitchMatch(v reflect.Value, typ *itype) (reflect.Value, *node, bool) {
 	// valueInterface), so a bare value is not of it: `case Color:` must
 	// not catch an int. (One without methods is held bare, and cannot be
 	// told from its underlying type.)
-	if typ.cat != valueT && len(typ.method) > 0 {
+	if typ.cat != valueT && keepsTypeInAny(typ) {
 		return v, nil, false
 	}
 	rt := typ.TypeOf()
@@ -3428,7 +3467,7 @@ func _append(n *node) {
 		values := make([]func(*frame) reflect.Value, l)
 		for i, arg := range args {
 			switch elem := n.typ.elem(); {
-			case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || len(arg.typ.method) > 0):
+			case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || keepsTypeInAny(arg.typ)):
 				values[i] = genValueInterface(arg)
 			case isInterfaceBin(elem):
 				values[i] = genInterfaceWrapper(arg, elem.rtype)
@@ -3450,7 +3489,7 @@ func _append(n *node) {
 	default:
 		var value0 func(*frame) reflect.Value
 		switch elem := n.typ.elem(); {
-		case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || len(n.child[2].typ.method) > 0):
+		case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || keepsTypeInAny(n.child[2].typ)):
 			value0 = genValueInterface(n.child[2])
 		case isInterfaceBin(elem):
 			value0 = genInterfaceWrapper(n.child[2], elem.rtype)
@@ -3574,8 +3613,8 @@ func _real(n *node) {
 }
 
 func _delete(n *node) {
-	value0 := genValue(n.child[1]) // map
-	value1 := genValue(n.child[2]) // key
+	value0 := genValue(n.child[1])                                                 // map
+	value1 := mapKey(n.child[2], mapKeyType(n.child[1].typ), genValue(n.child[2])) // key (emily patch 112)
 	in := []func(*frame) reflect.Value{value0, value1}
 	var z reflect.Value
 

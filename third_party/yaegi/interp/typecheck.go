@@ -359,7 +359,8 @@ func (check typecheck) mapLitExpr(child []*node, ktyp, vtyp *itype) error {
 		if key.rval.IsValid() {
 			kval := key.rval.Interface()
 			if visited[kval] {
-				return c.cfgErrorf("duplicate key %s in map literal", kval)
+				// %v: %s printed an int key as %!s(int=1).
+				return c.cfgErrorf("duplicate key %v in map literal", kval)
 			}
 			visited[kval] = true
 		}
