@@ -22,8 +22,9 @@ import (
 // together, one program per rows bucket and chunk length, within a token
 // budget while others decode; then copied into its slot) and leaves the
 // moment it is done or cancelled; its slot is free for the next one at
-// the next step. The n choices of one request (GenerateN) are n rows
-// that share one prefill.
+// the next step. GenerateN joins several requests at one boundary, and
+// those of one prompt (the n choices of an OpenAI request) share one
+// prefill.
 
 // BatchOptions configure a Batcher; zero fields take the defaults.
 type BatchOptions struct {
@@ -230,8 +231,15 @@ func (b *Batcher) Generate(ctx context.Context, prompt []int, o Options, emit fu
 
 // GenerateWith is Generate with per-request hooks.
 func (b *Batcher) GenerateWith(ctx context.Context, prompt []int, o Options, h Hooks, emit func(Token) error) (Result, error) {
-	res, err := b.GenerateN(ctx, prompt, []Options{o}, []Hooks{h}, func(_ int, t Token) error { return emit(t) }, nil)
+	res, err := b.GenerateN(ctx, []Request{{prompt, o, h}}, func(_ int, t Token) error { return emit(t) }, nil)
 	return res[0], err
+}
+
+// Request is one generation of a GenerateN call.
+type Request struct {
+	Prompt  []int
+	Options Options
+	Hooks   Hooks
 }
 
 // event is one row's output to its GenerateN: a token, or its end.
@@ -241,41 +249,40 @@ type event struct {
 	end    bool
 }
 
-// GenerateN runs len(opts) generations of one prompt (the n choices of
-// an OpenAI request) together: they join the batch at one step boundary
-// as len(opts) rows, the prompt prefilled once (or found once in the
-// prefix cache) and its keys and values copied into each row's slot; each
-// row then decodes with its own options (settings, seed, stops, budget)
-// and hooks (hooks may be nil, or one per choice). emit(i, t) gets choice
-// i's tokens and done(i, res, err) (if not nil) its end, both on the
-// caller's goroutine, in order for each choice. An error from emit
-// cancels every choice (one client asked for them all). It returns each
-// choice's result, and emit's error or else the first choice's error.
-// len(opts) must be at most MaxBatch.
-func (b *Batcher) GenerateN(ctx context.Context, prompt []int, opts []Options, hooks []Hooks, emit func(choice int, t Token) error, done func(choice int, res Result, err error)) ([]Result, error) {
+// GenerateN runs reqs together: they join the batch at one step
+// boundary as len(reqs) rows, their prompts prefilled together (one
+// program per chunk length), and the rows whose prompt equals an earlier
+// one's (the n choices of an OpenAI request) share that one's prefill
+// (or its prefix-cache hit): its keys and values are copied into each of
+// their slots. Each row then decodes with its own options (settings,
+// seed, stops, budget) and hooks. emit(i, t) gets request i's tokens and
+// done(i, res, err) (if not nil) its end, both on the caller's
+// goroutine, in order for each request. An error from emit cancels every
+// request of the call (one client asked for them all). It returns each
+// request's result, and emit's error or else the first request's error.
+// len(reqs) must be at most MaxBatch.
+func (b *Batcher) GenerateN(ctx context.Context, reqs []Request, emit func(i int, t Token) error, done func(i int, res Result, err error)) ([]Result, error) {
 	const op = "llama.Batcher.Generate"
 	m, c := b.m, b.m.cfg
-	results := make([]Result, len(opts))
-	for i := range results {
-		results[i].PromptTokens = len(prompt)
+	results := make([]Result, len(reqs))
+	for i, q := range reqs {
+		results[i].PromptTokens = len(q.Prompt)
 	}
 	switch {
-	case len(opts) == 0:
-		return results, fmt.Errorf("%s: no options: want one a choice", op)
-	case len(opts) > b.o.MaxBatch:
-		return results, fmt.Errorf("%s: %d choices of one prompt, over the batch's %d rows (fix: at most MaxBatch choices a call)", op, len(opts), b.o.MaxBatch)
-	case hooks != nil && len(hooks) != len(opts):
-		return results, fmt.Errorf("%s: %d hooks for %d choices (fix: nil, or one a choice)", op, len(hooks), len(opts))
-	}
-	if err := m.checkPrompt(op, prompt, 1); err != nil {
-		return results, err
+	case len(reqs) == 0:
+		return results, fmt.Errorf("%s: no requests", op)
+	case len(reqs) > b.o.MaxBatch:
+		return results, fmt.Errorf("%s: %d requests in one call, over the batch's %d rows (fix: at most MaxBatch a call)", op, len(reqs), b.o.MaxBatch)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	clone := slices.Clone(prompt)
-	rows := make([]*row, len(opts))
+	rows := make([]*row, len(reqs))
 	size := 0
-	for i, o := range opts {
+	for i, q := range reqs {
+		o := q.Options
+		if err := m.checkPrompt(op, q.Prompt, 1); err != nil {
+			return results, err
+		}
 		sm, err := sample.New(o.Sampling, c.VocabSize)
 		if err != nil {
 			return results, fmt.Errorf("%s: %w", op, err)
@@ -286,11 +293,8 @@ func (b *Batcher) GenerateN(ctx context.Context, prompt []int, opts []Options, h
 		if len(o.Stop) > 0 && m.tok == nil {
 			return results, fmt.Errorf("%s: stop strings need the GGUF's tokenizer, and this one has none (fix: use StopTokens)", op)
 		}
-		r := &row{ctx: ctx, prompt: clone, o: o, st: sm.Settings(), choice: i, stops: sample.NewStopMatcher(o.Stop)}
-		if hooks != nil {
-			r.hooks = hooks[i]
-		}
-		r.maxTokens = c.ContextLength - len(prompt)
+		r := &row{ctx: ctx, prompt: slices.Clone(q.Prompt), o: o, st: sm.Settings(), hooks: q.Hooks, choice: i, stops: sample.NewStopMatcher(o.Stop)}
+		r.maxTokens = c.ContextLength - len(q.Prompt)
 		if o.MaxTokens > 0 {
 			r.maxTokens = min(r.maxTokens, o.MaxTokens)
 		}
@@ -304,9 +308,12 @@ func (b *Batcher) GenerateN(ctx context.Context, prompt []int, opts []Options, h
 		if m.tok != nil {
 			r.dec = m.tok.NewDecoder()
 		}
-		if i > 0 {
-			r.lead = rows[0]
-			rows[0].follow = append(rows[0].follow, r)
+		for _, l := range rows[:i] {
+			if l.lead == nil && slices.Equal(l.prompt, r.prompt) {
+				r.lead = l
+				l.follow = append(l.follow, r)
+				break
+			}
 		}
 		rows[i] = r
 	}
@@ -327,14 +334,11 @@ func (b *Batcher) GenerateN(ctx context.Context, prompt []int, opts []Options, h
 			// r.res and r.err were set before the end was sent.
 			left--
 			results[e.choice] = r.res
+			err := r.err
 			if emitErr != nil {
-				results[e.choice].Reason = "cancelled"
+				results[e.choice].Reason, err = "cancelled", emitErr
 			}
 			if done != nil {
-				err := r.err
-				if emitErr != nil {
-					err = emitErr
-				}
 				done(e.choice, results[e.choice], err)
 			}
 			continue
