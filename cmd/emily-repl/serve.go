@@ -35,7 +35,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxN := fs.Int("max-n", 8, "most choices (n) of one request")
 	lane := fs.String("lane", "native", "jit lane of the decode step: native, fuse or evaluator")
 	parallel := fs.Int("parallel", 32, "generations decoded together (continuous batching); 1 runs one at a time")
-	prefillBudget := fs.Int("prefill-budget", 512, "most prompt tokens prefilled between two decode steps while others decode: bounds their inter-token latency when prompts join (lower it on a CPU, where prefill is compute-bound)")
+	prefillBudget := fs.Int("prefill-budget", 0, "most prompt tokens prefilled between two decode steps while others decode: bounds their inter-token latency when prompts join (0: 512 on a GPU, 64 on the CPU, where prefill is compute-bound)")
 	prefillChunk := fs.Int("prefill-chunk", 512, "most tokens of one prompt in one prefill program (longer prompts run in chunks)")
 	prefixCache := fs.String("prefix-cache", "512MiB", "bound of the prefix cache (KV of prompts and completions reused by later prompts sharing a prefix), e.g. 256MiB or 2GiB; 0 turns it off")
 	maxBatch := fs.Int("max-batch", 32, "embeddings: most texts in one forward pass")
@@ -82,8 +82,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		if *parallel < 1 {
 			return fail(fmt.Errorf("--parallel %d: want at least 1", *parallel))
 		}
-		if *prefillBudget < 1 || *prefillChunk < 1 {
-			return fail(fmt.Errorf("--prefill-budget %d, --prefill-chunk %d: want at least 1 token each", *prefillBudget, *prefillChunk))
+		if *prefillBudget < 0 || *prefillChunk < 1 {
+			return fail(fmt.Errorf("--prefill-budget %d, --prefill-chunk %d: want a budget ≥ 0 (0: the device's default) and a chunk ≥ 1", *prefillBudget, *prefillChunk))
 		}
 		m, err := llama.Load(*model)
 		if err != nil {

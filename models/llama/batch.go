@@ -38,18 +38,11 @@ type BatchOptions struct {
 	// program takes (default 512): longer prompts run in chunks.
 	PrefillChunk int
 	// PrefillBudget is the most prompt tokens prefilled at one step
-	// boundary while other rows decode (default 512; the prompts waiting
-	// share it, first come first served): it bounds how long a burst of
-	// joining prompts holds the running rows' next token. With nothing
-	// decoding, every waiting prompt that fits is prefilled at once. 512
-	// because on a GPU, where SmolLM2's step is host-bound (~6-7 ms on the
-	// H200 for 1 or 32 rows), a program of 512 prompt tokens costs about
-	// one decode step, so running rows see at most about two steps between
-	// tokens while prompts join (well under a 50 ms p99), and 32 prompts
-	// of 512 tokens still join within 32 steps; it is llama.cpp's
-	// micro-batch (n_ubatch) too. On a CPU prefill is compute-bound (512
-	// tokens of SmolLM2 take seconds on 2 cores): lower it there to trade
-	// time to first token for inter-token latency.
+	// boundary while other rows decode (default DefaultPrefillBudget();
+	// the prompts waiting share it, first come first served): it bounds
+	// how long a burst of joining prompts holds the running rows' next
+	// token. With nothing decoding, every waiting prompt that fits is
+	// prefilled at once.
 	PrefillBudget int
 	// MinCache is the smallest KV capacity (default 256); it doubles as
 	// the longest sequence needs, up to the context length.
@@ -58,6 +51,25 @@ type BatchOptions struct {
 	// values of prompts and completions kept, LRU, for later prompts that
 	// share a prefix with them.
 	PrefixCacheBytes int64
+}
+
+// DefaultPrefillBudget is BatchOptions.PrefillBudget's default, by
+// device: about what one or two decode steps cost, so that running rows
+// see at most two or three steps' time between tokens while prompts join.
+// On a GPU 512: SmolLM2's step there is host-bound (~6-7 ms on the H200
+// for 1 or 32 rows) and so is a prefill program of 512 tokens, so the
+// running rows' inter-token latency stays near 15 ms (the target's p99 is
+// 50 ms), and 32 prompts of 512 tokens join within 32 steps; it is
+// llama.cpp's micro-batch (n_ubatch) too. On the CPU 64: prefill is
+// compute-bound there (SmolLM2 runs ~100-300 prompt tokens a second on 2
+// cores, a 32-row step ~0.2-0.5 s), so 512 tokens held every running row
+// for seconds (BENCHMARKS.md); 64 costs about a step. Raise it to trade
+// inter-token latency for time to first token.
+func DefaultPrefillBudget() int {
+	if emily.DefaultDevice() == "cpu" {
+		return 64
+	}
+	return 512
 }
 
 // ErrBatcherClosed is the error of a generation on a closed Batcher.
@@ -98,7 +110,7 @@ func (m *Model) NewBatcher(o BatchOptions) (*Batcher, error) {
 		o.PrefillChunk = 512
 	}
 	if o.PrefillBudget <= 0 {
-		o.PrefillBudget = 512
+		o.PrefillBudget = DefaultPrefillBudget()
 	}
 	if o.MinCache <= 0 {
 		o.MinCache = 256
