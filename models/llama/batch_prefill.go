@@ -233,7 +233,14 @@ func (b *Batcher) prefillGroup(rows []*row, ns []int, t int) {
 	for _, r := range rows {
 		need = max(need, r.filled+t)
 	}
-	capacity := b.capacityFor(need)
+	// The smallest power of two that holds the chunks (not the batch's
+	// MinCache): a first chunk's cache is its own length, so 32 prompts
+	// of 64 tokens take 32 × 64 positions here, not 32 × 256.
+	capacity := 16
+	for capacity < need {
+		capacity *= 2
+	}
+	capacity = min(capacity, c.ContextLength)
 	ids, pos := make([]int32, nr*t), make([]int32, nr)
 	for i, r := range rows {
 		for k, id := range r.prompt[r.filled : r.filled+ns[i]] {
