@@ -113,7 +113,9 @@ func (b *Batcher) admit() {
 				continue
 			}
 			if !r.started {
-				b.start(r)
+				if err := emily.Try(func() { b.start(r) }); err != nil {
+					r.err = fmt.Errorf("llama.Batcher: the prefix cache's entry: %w", err)
+				}
 			}
 			if r.err != nil || r.prefilled() {
 				continue
