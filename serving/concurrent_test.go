@@ -85,3 +85,46 @@ func TestRunConcurrentRunsNAtOnce(t *testing.T) {
 		c()
 	}
 }
+
+// TestRunConcurrentCountsRows: a job of Size k takes k of the n rows (the
+// n choices of one request), so a job of 3 and one of 2 do not run
+// together on 4 rows, and a job larger than n takes all n.
+func TestRunConcurrentCountsRows(t *testing.T) {
+	q := NewQueue(QueueOptions{Capacity: 8})
+	started := make(chan int, 8)
+	release := make(chan struct{}, 8)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RunConcurrent(q, 4, func(j *Job) {
+			started <- j.Size
+			<-release
+			j.Finish("ok", nil)
+		})
+	}()
+	for _, size := range []int{3, 2, 9} {
+		if _, err := q.Submit(context.Background(), size, size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []int{3, 2, 9} {
+		select {
+		case got := <-started:
+			if got != want {
+				t.Fatalf("job of %d started, want %d", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the job of %d did not start", want)
+		}
+		select {
+		case got := <-started:
+			t.Fatalf("a job of %d started beside the job of %d on 4 rows", got, want)
+		case <-time.After(50 * time.Millisecond):
+		}
+		release <- struct{}{}
+	}
+	if err := q.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+}

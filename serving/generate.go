@@ -42,6 +42,26 @@ type BatchGenerator interface {
 	MaxConcurrent() int
 }
 
+// ChoicesGenerator is a BatchGenerator that runs several generations
+// together from one call: the server hands it every choice of a request
+// (each prompt n times, each choice with its own seed), so they join the
+// decode batch at one step boundary as that many rows, and the choices of
+// one prompt share its prefill (llamaserve over llama.Batcher.GenerateN).
+type ChoicesGenerator interface {
+	BatchGenerator
+	// GenerateChoices runs reqs together; emit(i, t) gets choice i's
+	// tokens and done(i, res, err) its end, on the caller's goroutine, in
+	// order for each choice. An error from emit stops them all. It
+	// returns the first error.
+	GenerateChoices(ctx context.Context, reqs []ChoiceRequest, emit func(i int, t Token) error, done func(i int, res GenerateResult, err error)) error
+}
+
+// ChoiceRequest is one choice of a request: its prompt and settings.
+type ChoiceRequest struct {
+	Prompt  []int
+	Options GenerateOptions
+}
+
 // Message is one chat message.
 type Message struct{ Role, Content string }
 
@@ -392,8 +412,12 @@ func (s *Server) parsePrompt(raw json.RawMessage, g *genRequest) *APIError {
 	return nil
 }
 
-// seeds gives each choice its seed: the request's seed plus the choice's
-// index (reproducible, and n choices differ), or a random one.
+// seed gives each choice its seed: the request's seed plus the choice's
+// index, or a random one. Choice k of a request with seed s draws with
+// seed s+k, as vLLM seeds its n child requests: each choice is
+// reproducible on its own (choice 0 is the request with n = 1), the
+// choices differ, and they run as separate rows of the batch, each with
+// its own key chain, so batching never changes what a seed draws.
 func (g *genRequest) seed(choice int) uint64 {
 	if g.seedGiven {
 		return g.opts.Seed + uint64(choice)

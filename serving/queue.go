@@ -264,18 +264,20 @@ func RunSerial(q *Queue, run func(*Job)) {
 	}
 }
 
-// RunConcurrent runs up to n of the queue's jobs at once, each on a
+// RunConcurrent runs the queue's jobs, up to n rows at once (a job is
+// Size rows, at most n: the n choices of a request), each job on a
 // goroutine of its own with run, which must Finish it; it returns when
 // the queue is closed and every job has finished (the drain). It is the
 // generation scheduler of continuous batching: with a Generator whose
 // Generate calls join one running decode batch (llama.Batcher through
-// serving/llamaserve), the n running requests are decoded together, a
-// new one joining at the next step boundary and a finished or cancelled
-// one leaving at once, its slot taken by the next job. A job only leaves
-// the queue once a slot is free, so the queue's bound (and its 429) still
+// serving/llamaserve), the running requests are decoded together, a new
+// one joining at the next step boundary and a finished or cancelled one
+// leaving at once, its rows taken by the next job. A job only leaves the
+// queue once its rows are free, so the queue's bound (and its 429) still
 // counts every request not yet running.
 func RunConcurrent(q *Queue, n int, run func(*Job)) {
-	slots := make(chan struct{}, max(n, 1))
+	n = max(n, 1)
+	slots := make(chan struct{}, n)
 	var running sync.WaitGroup
 	defer running.Wait()
 	for {
@@ -284,14 +286,23 @@ func RunConcurrent(q *Queue, n int, run func(*Job)) {
 		if !ok {
 			return
 		}
+		k := min(max(j.Size, 1), n)
+		for range k - 1 {
+			slots <- struct{}{} // the first come first: later jobs wait behind this one
+		}
+		release := func() {
+			for range k {
+				<-slots
+			}
+		}
 		if !j.Start() {
-			<-slots
+			release()
 			continue
 		}
 		running.Add(1)
 		go func() {
 			defer running.Done()
-			defer func() { <-slots }()
+			defer release()
 			runGuarded(j, run)
 		}()
 	}

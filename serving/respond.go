@@ -2,6 +2,7 @@ package serving
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,60 +38,120 @@ type genWork struct {
 }
 
 // runGeneration is the scheduler's work on one job: every choice of every
-// prompt in turn, each with its own seed.
+// prompt, each with its own seed; all at once through a ChoicesGenerator,
+// else one after another.
 func (s *Server) runGeneration(j *Job) {
 	w := j.Payload.(*genWork)
-	g, ctx := w.g, j.Context()
-	for pi, p := range g.prompts {
+	g := w.g
+	for _, p := range g.prompts {
 		w.promptTokens += len(p)
+	}
+	if cg, ok := s.o.Generator.(ChoicesGenerator); ok {
+		s.runChoices(j, cg)
+		return
+	}
+	ctx := j.Context()
+	for pi, p := range g.prompts {
 		for k := range g.n {
 			i := pi*g.n + k
-			c := &w.choices[i]
-			if g.echo {
-				c.text.WriteString(g.texts[pi])
-				c.offset = len(g.texts[pi])
-			}
-			if w.begin != nil {
-				if err := w.begin(i); err != nil {
-					j.Finish(nil, err)
-					return
-				}
+			if err := w.beginChoice(i); err != nil {
+				j.Finish(nil, err)
+				return
 			}
 			o := g.opts
 			o.Seed = g.seed(k)
 			start := time.Now()
-			res, err := s.o.Generator.Generate(ctx, p, o, func(t Token) error {
-				c.tokens = append(c.tokens, t)
-				if w.emit != nil {
-					if err := w.emit(i, t); err != nil {
-						return err
-					}
-				}
-				c.text.WriteString(t.Text)
-				c.offset += len(t.Text)
-				return nil
-			})
-			w.completion += len(c.tokens)
-			if err != nil {
-				reason := "error"
-				if ctx.Err() != nil {
-					reason = "cancelled"
-				}
-				s.o.Metrics.generation(reason, len(p), len(c.tokens), 0, time.Since(start))
+			res, err := s.o.Generator.Generate(ctx, p, o, func(t Token) error { return w.token(i, t) })
+			if err := s.endChoice(ctx, w, i, res, err, time.Since(start)); err != nil {
 				j.Finish(nil, err)
 				return
-			}
-			s.o.Metrics.generation(res.FinishReason, len(p), len(c.tokens), res.TimeToFirstToken, res.Decode)
-			c.finish = res.FinishReason
-			if w.end != nil {
-				if err := w.end(i); err != nil {
-					j.Finish(nil, err)
-					return
-				}
 			}
 		}
 	}
 	j.Finish(w, nil)
+}
+
+// runChoices runs every choice of the job in one GenerateChoices: they
+// join the batch together, and a prompt's n choices share its prefill.
+func (s *Server) runChoices(j *Job, cg ChoicesGenerator) {
+	w := j.Payload.(*genWork)
+	g, ctx := w.g, j.Context()
+	reqs := make([]ChoiceRequest, 0, len(w.choices))
+	for pi, p := range g.prompts {
+		for k := range g.n {
+			if err := w.beginChoice(pi*g.n + k); err != nil {
+				j.Finish(nil, err)
+				return
+			}
+			o := g.opts
+			o.Seed = g.seed(k)
+			reqs = append(reqs, ChoiceRequest{Prompt: p, Options: o})
+		}
+	}
+	start := time.Now()
+	var first error
+	err := cg.GenerateChoices(ctx, reqs, w.token, func(i int, res GenerateResult, err error) {
+		if err := s.endChoice(ctx, w, i, res, err, time.Since(start)); err != nil && first == nil {
+			first = err
+		}
+	})
+	if first == nil {
+		first = err
+	}
+	if first != nil {
+		j.Finish(nil, first)
+		return
+	}
+	j.Finish(w, nil)
+}
+
+// beginChoice starts choice i: the echoed prompt, the stream's opening.
+func (w *genWork) beginChoice(i int) error {
+	g, c := w.g, &w.choices[i]
+	if g.echo {
+		c.text.WriteString(g.texts[i/g.n])
+		c.offset = len(g.texts[i/g.n])
+	}
+	if w.begin != nil {
+		return w.begin(i)
+	}
+	return nil
+}
+
+// token takes choice i's next token.
+func (w *genWork) token(i int, t Token) error {
+	c := &w.choices[i]
+	c.tokens = append(c.tokens, t)
+	if w.emit != nil {
+		if err := w.emit(i, t); err != nil {
+			return err
+		}
+	}
+	c.text.WriteString(t.Text)
+	c.offset += len(t.Text)
+	return nil
+}
+
+// endChoice records how choice i ended (metrics, usage, the stream's
+// finish event) and returns the error that fails the job, if any.
+func (s *Server) endChoice(ctx context.Context, w *genWork, i int, res GenerateResult, err error, took time.Duration) error {
+	c := &w.choices[i]
+	p := w.g.prompts[i/w.g.n]
+	w.completion += len(c.tokens)
+	if err != nil {
+		reason := "error"
+		if ctx.Err() != nil {
+			reason = "cancelled"
+		}
+		s.o.Metrics.generation(reason, len(p), len(c.tokens), 0, took)
+		return err
+	}
+	s.o.Metrics.generation(res.FinishReason, len(p), len(c.tokens), res.TimeToFirstToken, res.Decode)
+	c.finish = res.FinishReason
+	if w.end != nil {
+		return w.end(i)
+	}
+	return nil
 }
 
 // serveGeneration queues g and answers: one JSON reply, or a stream of
@@ -108,7 +169,8 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, g *genR
 		ev = &sse{w: w, rc: http.NewResponseController(w), write: s.o.Limits.Write}
 		s.streamCallbacks(work, ev, id, created)
 	}
-	j, err := s.gen.Submit(r.Context(), work, 1)
+	// A job is as many rows of the batch as it has choices.
+	j, err := s.gen.Submit(r.Context(), work, len(work.choices))
 	if err != nil {
 		writeError(w, errorStatus(err))
 		return

@@ -91,3 +91,39 @@ def test_batch_of_eight_equals_each_alone(server, client):
     assert metric(server, "emily_prefix_cache_hits_total") >= 3
     assert metric(server, "emily_prefix_cache_reused_tokens_total") >= 3 * 20
     assert 0 < metric(server, "emily_prefix_cache_bytes") <= 64 << 20
+
+
+def test_n_choices_are_rows_of_one_prefill(server, client):
+    """n=3 joins the batch as 3 rows sharing one prefill: greedy, the 3
+    choices are identical (and the n=1 answer); sampled with a seed, the
+    call reproduces, and choice k is the n=1 request with seed + k (vLLM's
+    choice: each choice its own seed stream), streamed as whole."""
+    prompt = "Choices: a dog, a cat and"
+    greedy = dict(model="llm", prompt=prompt, max_tokens=8, temperature=0)
+    before = metric(server, "emily_batch_prefill_tokens_total")
+    r = client.completions.create(n=3, **greedy)
+    spent = metric(server, "emily_batch_prefill_tokens_total") - before
+    texts = [c.text for c in sorted(r.choices, key=lambda c: c.index)]
+    assert [c.index for c in sorted(r.choices, key=lambda c: c.index)] == [0, 1, 2]
+    assert texts[0] and texts == [texts[0]] * 3, texts
+    assert texts[0] == client.completions.create(n=1, **greedy).choices[0].text
+    # One prefill of the prompt (all but its last token; the BOS may come
+    # from the prefix cache), not three.
+    assert 0 < spent < r.usage.prompt_tokens, (spent, r.usage.prompt_tokens)
+    assert r.usage.completion_tokens == 3 * len(client.completions.create(n=1, logprobs=0, **greedy).choices[0].logprobs.tokens)
+
+    sampled = dict(model="llm", prompt="Once upon a time, a robot", max_tokens=10, temperature=1.0, top_p=0.95)
+    a = client.completions.create(n=3, seed=5, **sampled)
+    b = client.completions.create(n=3, seed=5, **sampled)
+    ta = [c.text for c in sorted(a.choices, key=lambda c: c.index)]
+    assert ta == [c.text for c in sorted(b.choices, key=lambda c: c.index)]
+    assert len(set(ta)) > 1, ta
+    for k in range(3):
+        alone = client.completions.create(n=1, seed=5 + k, **sampled).choices[0].text
+        assert ta[k] == alone, (k, ta[k], alone)
+    chunks = list(client.completions.create(n=3, seed=5, stream=True, **sampled))
+    streamed = ["", "", ""]
+    for c in chunks:
+        for ch in c.choices:
+            streamed[ch.index] += ch.text
+    assert streamed == ta

@@ -35,6 +35,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	maxN := fs.Int("max-n", 8, "most choices (n) of one request")
 	lane := fs.String("lane", "native", "jit lane of the decode step: native, fuse or evaluator")
 	parallel := fs.Int("parallel", 32, "generations decoded together (continuous batching); 1 runs one at a time")
+	prefillBudget := fs.Int("prefill-budget", 0, "most prompt tokens prefilled between two decode steps while others decode: bounds their inter-token latency when prompts join (0: 512 on a GPU, 64 on the CPU, where prefill is compute-bound)")
+	prefillChunk := fs.Int("prefill-chunk", 512, "most tokens of one prompt in one prefill program (longer prompts run in chunks)")
 	prefixCache := fs.String("prefix-cache", "512MiB", "bound of the prefix cache (KV of prompts and completions reused by later prompts sharing a prefix), e.g. 256MiB or 2GiB; 0 turns it off")
 	maxBatch := fs.Int("max-batch", 32, "embeddings: most texts in one forward pass")
 	maxWait := fs.Duration("max-wait", 5*time.Millisecond, "embeddings: how long a batch waits for more requests")
@@ -80,6 +82,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		if *parallel < 1 {
 			return fail(fmt.Errorf("--parallel %d: want at least 1", *parallel))
 		}
+		if *prefillBudget < 0 || *prefillChunk < 1 {
+			return fail(fmt.Errorf("--prefill-budget %d, --prefill-chunk %d: want a budget ≥ 0 (0: the device's default) and a chunk ≥ 1", *prefillBudget, *prefillChunk))
+		}
 		m, err := llama.Load(*model)
 		if err != nil {
 			return fail(err)
@@ -88,7 +93,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		if *parallel == 1 && pcBytes == 0 {
 			g, err = llamaserve.New(m)
 		} else {
-			g, err = llamaserve.NewBatched(m, llama.BatchOptions{MaxBatch: *parallel, Lane: l, PrefixCacheBytes: pcBytes})
+			g, err = llamaserve.NewBatched(m, llama.BatchOptions{MaxBatch: *parallel, Lane: l, PrefixCacheBytes: pcBytes,
+				PrefillBudget: *prefillBudget, PrefillChunk: *prefillChunk})
 		}
 		if err != nil {
 			return fail(err)

@@ -19,9 +19,13 @@ import (
 // Continuous batching: a Batcher decodes every running generation
 // together, one token per sequence per step, through the batched step
 // (batch_step.go). A request joins at a step boundary once its prompt has
-// been prefilled (alone, in chunks, through the one-sequence step of
-// Generate, and then copied into its slot) and leaves the moment it is
-// done or cancelled; its slot is free for the next one at the next step.
+// been prefilled (batch_prefill.go: the prompts waiting at one boundary
+// together, one program per rows bucket and chunk length, within a token
+// budget while others decode; then copied into its slot) and leaves the
+// moment it is done or cancelled; its slot is free for the next one at
+// the next step. GenerateN joins several requests at one boundary, and
+// those of one prompt (the n choices of an OpenAI request) share one
+// prefill.
 
 // BatchOptions configure a Batcher; zero fields take the defaults.
 type BatchOptions struct {
@@ -31,11 +35,16 @@ type BatchOptions struct {
 	MaxBatch int
 	// Lane is the jit lane of the steps.
 	Lane Lane
-	// PrefillChunk is the most prompt tokens one prefill step takes
-	// (default 512). While others decode, a joining prompt runs one chunk
-	// between two decode steps, so a long prompt delays them by a chunk,
-	// not by the whole prompt.
+	// PrefillChunk is the most tokens of one prompt that one prefill
+	// program takes (default 512): longer prompts run in chunks.
 	PrefillChunk int
+	// PrefillBudget is the most prompt tokens prefilled at one step
+	// boundary while other rows decode (default DefaultPrefillBudget();
+	// the prompts waiting share it, first come first served): it bounds
+	// how long a burst of joining prompts holds the running rows' next
+	// token. With nothing decoding, every waiting prompt that fits is
+	// prefilled at once.
+	PrefillBudget int
 	// MinCache is the smallest KV capacity (default 256); it doubles as
 	// the longest sequence needs, up to the context length.
 	MinCache int
@@ -49,24 +58,45 @@ type BatchOptions struct {
 	Serial bool
 }
 
+// DefaultPrefillBudget is BatchOptions.PrefillBudget's default, by
+// device: about what one or two decode steps cost, so that running rows
+// see at most two or three steps' time between tokens while prompts join.
+// On a GPU 512: SmolLM2's step there is host-bound (~6-7 ms on the H200
+// for 1 or 32 rows) and so is a prefill program of 512 tokens, so the
+// running rows' inter-token latency stays near 15 ms (the target's p99 is
+// 50 ms), and 32 prompts of 512 tokens join within 32 steps; it is
+// llama.cpp's micro-batch (n_ubatch) too. On the CPU 64: prefill is
+// compute-bound there (SmolLM2 runs ~100-300 prompt tokens a second on 2
+// cores, a 32-row step ~0.2-0.5 s), so 512 tokens held every running row
+// for seconds (BENCHMARKS.md); 64 costs about a step. Raise it to trade
+// inter-token latency for time to first token.
+func DefaultPrefillBudget() int {
+	if emily.DefaultDevice() == "cpu" {
+		return 64
+	}
+	return 512
+}
+
 // ErrBatcherClosed is the error of a generation on a closed Batcher.
 var ErrBatcherClosed = errors.New("llama: the batcher is closed")
 
 // Batcher runs many generations of one Model at once. Generate is safe
 // for concurrent use: each call joins the running batch.
 type Batcher struct {
-	m      *Model
-	o      BatchOptions
-	j      *emily.Jitted
-	step   func(batchIn) batchOut
-	prefix *PrefixCache
-	join   chan *row
-	quit   chan struct{}
-	done   chan struct{}
-	close  sync.Once
+	m       *Model
+	o       BatchOptions
+	j, pj   *emily.Jitted
+	step    func(batchIn) batchOut
+	prefill func(prefillIn) prefillOut
+	prefix  *PrefixCache
+	join    chan []*row
+	quit    chan struct{}
+	done    chan struct{}
+	close   sync.Once
 
 	active, waiting, bucket, capacity atomic.Int64
 	steps, rowSteps, peak, aheadSteps atomic.Int64
+	prefillTokens, prefillRuns, stall atomic.Int64
 
 	// The loop's state (its goroutine alone touches it).
 	pending []*row
@@ -85,6 +115,9 @@ func (m *Model) NewBatcher(o BatchOptions) (*Batcher, error) {
 	if o.PrefillChunk <= 0 {
 		o.PrefillChunk = 512
 	}
+	if o.PrefillBudget <= 0 {
+		o.PrefillBudget = DefaultPrefillBudget()
+	}
 	if o.MinCache <= 0 {
 		o.MinCache = 256
 	}
@@ -94,7 +127,7 @@ func (m *Model) NewBatcher(o BatchOptions) (*Batcher, error) {
 	if o.PrefixCacheBytes < 0 {
 		return nil, fmt.Errorf("llama.NewBatcher: PrefixCacheBytes %d is negative (fix: 0 for none, or a byte count)", o.PrefixCacheBytes)
 	}
-	b := &Batcher{m: m, o: o, join: make(chan *row), quit: make(chan struct{}), done: make(chan struct{})}
+	b := &Batcher{m: m, o: o, join: make(chan []*row), quit: make(chan struct{}), done: make(chan struct{})}
 	if o.PrefixCacheBytes > 0 {
 		b.prefix = NewPrefixCache(o.PrefixCacheBytes)
 	}
@@ -106,6 +139,13 @@ func (m *Model) NewBatcher(o BatchOptions) (*Batcher, error) {
 		return nil, fmt.Errorf("llama.NewBatcher: %w", err)
 	}
 	b.j, b.step = j, j.Func().(func(batchIn) batchOut)
+	// The batched prefill: one program per (rows bucket, chunk length,
+	// capacity): ≤ 6 × 7 × a few.
+	pj, err := emily.CompileNamed(fmt.Sprintf("llama.prefill[%s]", o.Lane), m.prefillRows, append(o.Lane.options(), emily.WithCacheSize(256))...)
+	if err != nil {
+		return nil, fmt.Errorf("llama.NewBatcher: %w", err)
+	}
+	b.pj, b.prefill = pj, pj.Func().(func(prefillIn) prefillOut)
 	go b.loop()
 	return b, nil
 }
@@ -115,6 +155,9 @@ func (b *Batcher) Options() BatchOptions { return b.o }
 
 // Step returns the batched step's *emily.Jitted (Stats, Programs).
 func (b *Batcher) Step() *emily.Jitted { return b.j }
+
+// Prefill returns the batched prefill's *emily.Jitted (Stats, Programs).
+func (b *Batcher) Prefill() *emily.Jitted { return b.pj }
 
 // Prefix returns the prefix cache (nil when PrefixCacheBytes is 0).
 func (b *Batcher) Prefix() *PrefixCache { return b.prefix }
@@ -133,13 +176,19 @@ type BatchStats struct {
 	// Ahead counts the steps issued before the previous step's tokens
 	// were read (pipelined; see decode).
 	Ahead int64
+	// PrefillTokens counts the prompt positions the prefill computed
+	// (those a prefix-cache hit or a shared prefill saved are not), and
+	// PrefillRuns its programs; MaxStall is the most prompt tokens
+	// prefilled at one step boundary while other rows were decoding
+	// (bounded by PrefillBudget).
+	PrefillTokens, PrefillRuns, MaxStall int64
 }
 
 // Stats returns the state now.
 func (b *Batcher) Stats() BatchStats {
 	return BatchStats{Active: int(b.active.Load()), Waiting: int(b.waiting.Load()), Bucket: int(b.bucket.Load()),
 		Capacity: int(b.capacity.Load()), Steps: b.steps.Load(), RowSteps: b.rowSteps.Load(), Peak: b.peak.Load(),
-		Ahead: b.aheadSteps.Load()}
+		Ahead: b.aheadSteps.Load(), PrefillTokens: b.prefillTokens.Load(), PrefillRuns: b.prefillRuns.Load(), MaxStall: b.stall.Load()}
 }
 
 // Close cancels the generations still running (their error is
@@ -169,11 +218,16 @@ type row struct {
 	st        sample.Settings // normalized by sample.New
 	bias      []float32       // LogitBias as a [V] row, nil without
 	hooks     Hooks
-	out       chan Token
+	out       chan<- event // shared by the choices of one GenerateN
+	choice    int
 	maxTokens int
 
-	sess    *session // the prefill, until the row is placed
-	filled  int      // prompt positions in sess's cache
+	// The prefill. A follower (another choice of lead's prompt) computes
+	// nothing: it is placed with a copy of lead's cache.
+	lead    *row
+	follow  []*row
+	kv      []*emily.Tensor // a layer each: (2, 1, KVHeads, C, HeadDim), positions < filled; nil before any
+	filled  int
 	started bool
 	begin   time.Time
 	first   time.Time
@@ -201,58 +255,133 @@ func (b *Batcher) Generate(ctx context.Context, prompt []int, o Options, emit fu
 
 // GenerateWith is Generate with per-request hooks.
 func (b *Batcher) GenerateWith(ctx context.Context, prompt []int, o Options, h Hooks, emit func(Token) error) (Result, error) {
+	res, err := b.GenerateN(ctx, []Request{{prompt, o, h}}, func(_ int, t Token) error { return emit(t) }, nil)
+	return res[0], err
+}
+
+// Request is one generation of a GenerateN call.
+type Request struct {
+	Prompt  []int
+	Options Options
+	Hooks   Hooks
+}
+
+// event is one row's output to its GenerateN: a token, or its end.
+type event struct {
+	choice int
+	tok    Token
+	end    bool
+}
+
+// GenerateN runs reqs together: they join the batch at one step
+// boundary as len(reqs) rows, their prompts prefilled together (one
+// program per chunk length), and the rows whose prompt equals an earlier
+// one's (the n choices of an OpenAI request) share that one's prefill
+// (or its prefix-cache hit): its keys and values are copied into each of
+// their slots. Each row then decodes with its own options (settings,
+// seed, stops, budget) and hooks. emit(i, t) gets request i's tokens and
+// done(i, res, err) (if not nil) its end, both on the caller's
+// goroutine, in order for each request. An error from emit cancels every
+// request of the call (one client asked for them all). It returns each
+// request's result, and emit's error or else the first request's error.
+// len(reqs) must be at most MaxBatch.
+func (b *Batcher) GenerateN(ctx context.Context, reqs []Request, emit func(i int, t Token) error, done func(i int, res Result, err error)) ([]Result, error) {
 	const op = "llama.Batcher.Generate"
 	m, c := b.m, b.m.cfg
-	res := Result{PromptTokens: len(prompt)}
-	if err := m.checkPrompt(op, prompt, 1); err != nil {
-		return res, err
+	results := make([]Result, len(reqs))
+	for i, q := range reqs {
+		results[i].PromptTokens = len(q.Prompt)
 	}
-	sm, err := sample.New(o.Sampling, c.VocabSize)
-	if err != nil {
-		return res, fmt.Errorf("%s: %w", op, err)
-	}
-	if o.Logprobs < 0 || o.Logprobs > c.VocabSize {
-		return res, fmt.Errorf("%s: Logprobs %d: want 0 … %d", op, o.Logprobs, c.VocabSize)
-	}
-	if len(o.Stop) > 0 && m.tok == nil {
-		return res, fmt.Errorf("%s: stop strings need the GGUF's tokenizer, and this one has none (fix: use StopTokens)", op)
+	switch {
+	case len(reqs) == 0:
+		return results, fmt.Errorf("%s: no requests", op)
+	case len(reqs) > b.o.MaxBatch:
+		return results, fmt.Errorf("%s: %d requests in one call, over the batch's %d rows (fix: at most MaxBatch a call)", op, len(reqs), b.o.MaxBatch)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r := &row{ctx: ctx, prompt: slices.Clone(prompt), o: o, st: sm.Settings(), hooks: h, stops: sample.NewStopMatcher(o.Stop)}
-	r.maxTokens = c.ContextLength - len(prompt)
-	if o.MaxTokens > 0 {
-		r.maxTokens = min(r.maxTokens, o.MaxTokens)
-	}
-	r.out = make(chan Token, r.maxTokens+1)
-	if len(o.Sampling.LogitBias) > 0 {
-		r.bias = make([]float32, c.VocabSize)
-		for id, v := range o.Sampling.LogitBias {
-			r.bias[id] = float32(v)
+	rows := make([]*row, len(reqs))
+	size := 0
+	for i, q := range reqs {
+		o := q.Options
+		if err := m.checkPrompt(op, q.Prompt, 1); err != nil {
+			return results, err
 		}
+		sm, err := sample.New(o.Sampling, c.VocabSize)
+		if err != nil {
+			return results, fmt.Errorf("%s: %w", op, err)
+		}
+		if o.Logprobs < 0 || o.Logprobs > c.VocabSize {
+			return results, fmt.Errorf("%s: Logprobs %d: want 0 … %d", op, o.Logprobs, c.VocabSize)
+		}
+		if len(o.Stop) > 0 && m.tok == nil {
+			return results, fmt.Errorf("%s: stop strings need the GGUF's tokenizer, and this one has none (fix: use StopTokens)", op)
+		}
+		r := &row{ctx: ctx, prompt: slices.Clone(q.Prompt), o: o, st: sm.Settings(), hooks: q.Hooks, choice: i, stops: sample.NewStopMatcher(o.Stop)}
+		r.maxTokens = c.ContextLength - len(q.Prompt)
+		if o.MaxTokens > 0 {
+			r.maxTokens = min(r.maxTokens, o.MaxTokens)
+		}
+		size += r.maxTokens + 1
+		if len(o.Sampling.LogitBias) > 0 {
+			r.bias = make([]float32, c.VocabSize)
+			for id, v := range o.Sampling.LogitBias {
+				r.bias[id] = float32(v)
+			}
+		}
+		if m.tok != nil {
+			r.dec = m.tok.NewDecoder()
+		}
+		for _, l := range rows[:i] {
+			if l.lead == nil && slices.Equal(l.prompt, r.prompt) {
+				r.lead = l
+				l.follow = append(l.follow, r)
+				break
+			}
+		}
+		rows[i] = r
 	}
-	if m.tok != nil {
-		r.dec = m.tok.NewDecoder()
+	out := make(chan event, size) // every token and end: the batcher never blocks on it
+	for _, r := range rows {
+		r.out = out
 	}
 	select {
-	case b.join <- r:
+	case b.join <- rows:
 	case <-b.quit:
-		return res, ErrBatcherClosed
+		return results, ErrBatcherClosed
 	}
 	var emitErr error
-	for t := range r.out {
+	for left := len(rows); left > 0; {
+		e := <-out
+		r := rows[e.choice]
+		if e.end {
+			// r.res and r.err were set before the end was sent.
+			left--
+			results[e.choice] = r.res
+			err := r.err
+			if emitErr != nil {
+				results[e.choice].Reason, err = "cancelled", emitErr
+			}
+			if done != nil {
+				done(e.choice, results[e.choice], err)
+			}
+			continue
+		}
 		if emitErr == nil {
-			if emitErr = emit(t); emitErr != nil {
-				cancel(emitErr) // the row leaves at the next step
+			if emitErr = emit(e.choice, e.tok); emitErr != nil {
+				cancel(emitErr) // the rows leave at the next step
 			}
 		}
 	}
-	// r.out is closed after r.res and r.err are set.
 	if emitErr != nil {
-		r.res.Reason = "cancelled"
-		return r.res, emitErr
+		return results, emitErr
 	}
-	return r.res, r.err
+	for _, r := range rows {
+		if r.err != nil {
+			return results, r.err
+		}
+	}
+	return results, nil
 }
 
 // loop is the batcher's goroutine: admit, prefill, step, until Close.
@@ -272,8 +401,8 @@ func (b *Batcher) loop() {
 		if len(b.pending) == 0 && b.active.Load() == 0 {
 			b.idle()
 			select {
-			case r := <-b.join:
-				b.enqueue(r)
+			case rs := <-b.join:
+				b.enqueue(rs)
 			case <-b.quit:
 				return
 			}
@@ -281,8 +410,8 @@ func (b *Batcher) loop() {
 	take:
 		for {
 			select {
-			case r := <-b.join:
-				b.enqueue(r)
+			case rs := <-b.join:
+				b.enqueue(rs)
 			case <-b.quit:
 				return
 			default:
@@ -297,18 +426,20 @@ func (b *Batcher) loop() {
 	}
 }
 
-func (b *Batcher) enqueue(r *row) {
-	r.begin = time.Now()
-	b.pending = append(b.pending, r)
-	b.waiting.Add(1)
+// enqueue adds the rows of one GenerateN, the leader first.
+func (b *Batcher) enqueue(rs []*row) {
+	now := time.Now()
+	for _, r := range rs {
+		r.begin = now
+	}
+	b.pending = append(b.pending, rs...)
+	b.waiting.Add(int64(len(rs)))
 }
 
-// finish ends r: its result, then its channel closed (Generate returns).
+// finish ends r: its result, then its end event (GenerateN counts them).
 func (b *Batcher) finish(r *row, reason string, err error) {
-	if r.sess != nil {
-		freeAll(r.sess.kv...)
-		r.sess = nil
-	}
+	freeAll(r.kv...)
+	r.kv = nil
 	r.res.Reason, r.err = reason, err
 	r.res.Tokens = r.gen
 	r.res.Text = r.text.String()
@@ -316,7 +447,7 @@ func (b *Batcher) finish(r *row, reason string, err error) {
 		r.res.Prefill = r.first.Sub(r.begin)
 		r.res.Decode = time.Since(r.first)
 	}
-	close(r.out)
+	r.out <- event{choice: r.choice, end: true}
 }
 
 // idle drops the batch's arrays when nothing runs.
@@ -354,152 +485,6 @@ func (b *Batcher) dropCancelled() {
 func (b *Batcher) leave(slot int) {
 	b.slots[slot] = nil
 	b.active.Add(-1)
-}
-
-// admit prefills waiting requests, first come first served, and places
-// those done into free slots: when nothing decodes, every request that
-// fits, whole; while others decode, at most PrefillChunk prompt tokens
-// between two steps (at least one chunk), so a burst of short prompts
-// joins at once and a long prompt delays the running rows by a chunk a
-// step.
-func (b *Batcher) admit() {
-	free := b.o.MaxBatch - int(b.active.Load())
-	budget := b.o.PrefillChunk
-	if b.active.Load() == 0 {
-		budget = -1 // no limit
-	}
-	var ready []*row
-	for len(b.pending) > 0 && len(ready) < free && budget != 0 {
-		r := b.pending[0]
-		done := false
-		for !done && r.err == nil && budget != 0 {
-			var n int
-			done, n = b.prefillChunk(r, budget)
-			if budget > 0 {
-				budget = max(0, budget-max(n, 1))
-			}
-		}
-		if !done && r.err == nil {
-			break // the budget ran out inside r's prompt: more next time
-		}
-		b.pending = b.pending[1:]
-		b.waiting.Add(-1)
-		if r.err != nil {
-			b.finish(r, "error", r.err)
-			continue
-		}
-		ready = append(ready, r)
-	}
-	if len(ready) > 0 {
-		if err := emily.Try(func() { b.place(ready) }); err != nil {
-			for _, r := range ready {
-				if r.slot >= 0 && r.slot < len(b.slots) && b.slots[r.slot] == r {
-					b.leave(r.slot)
-				}
-				b.finish(r, "error", fmt.Errorf("llama.Batcher: placing a request in the batch: %w", err))
-			}
-		}
-	}
-}
-
-// prefillChunk runs the next chunk of r's prompt (all but its last
-// token, whose logits the batched step computes), at most limit tokens
-// when limit > 0, and reports whether the prefill is complete and how
-// many tokens it ran. On error it sets r.err.
-func (b *Batcher) prefillChunk(r *row, limit int) (bool, int) {
-	m := b.m
-	end := len(r.prompt) - 1
-	if !r.started {
-		r.started = true
-		reuse, kv := 0, []*emily.Tensor(nil)
-		if b.prefix != nil {
-			reuse, kv = b.prefix.lookup(r.prompt, end)
-		}
-		if end == 0 {
-			return true, 0
-		}
-		m.mu.Lock()
-		sp, _ := m.spec(Options{Lane: b.o.Lane}) // greedy: the prefill's pick is not used
-		s, err := m.newSession(sp, Options{MinCache: b.o.MinCache}, nil)
-		m.mu.Unlock()
-		if err != nil {
-			r.err = err
-			return false, 0
-		}
-		if reuse > 0 {
-			err := emily.Try(func() {
-				// Views of the entry (positions [0, reuse)), in the
-				// session's layout.
-				copy(s.kv, m.asSession(kv))
-				freeAll(kv...)
-				s.capacity = reuse
-			})
-			if err != nil {
-				r.err = err
-				return false, 0
-			}
-		}
-		r.sess, r.filled = s, reuse
-	}
-	if r.filled >= end {
-		return true, 0
-	}
-	if err := r.ctx.Err(); err != nil {
-		r.err = context.Cause(r.ctx)
-		return false, 0
-	}
-	n := min(b.o.PrefillChunk, end-r.filled)
-	if limit > 0 {
-		n = min(n, limit)
-	}
-	t := chunkLen(n, r.filled, m.cfg.ContextLength)
-	ids := make([]int32, t) // padding: written past the prompt, masked, overwritten later
-	for i, id := range r.prompt[r.filled : r.filled+n] {
-		ids[i] = int32(id)
-	}
-	// Grow the cache here (run would, but drop the arrays it replaces
-	// to the GC), then free what the step replaces.
-	pre := slices.Clone(r.sess.kv)
-	if err := emily.Try(func() { r.sess.grow(r.filled + t) }); err != nil {
-		r.err = err
-		return false, 0
-	}
-	for i, k := range pre {
-		if k != nil && k != r.sess.kv[i] {
-			k.Free()
-		}
-	}
-	old := slices.Clone(r.sess.kv)
-	tokens := emily.FromSlice(ids, 1, t)
-	m.mu.Lock()
-	st, err := r.sess.run(tokens, r.filled, n-1, false)
-	m.mu.Unlock()
-	freeAll(tokens)
-	if err == nil {
-		// The step's outputs replaced the caches: free the old ones and
-		// what the batcher does not use now, not at Go's next GC (a
-		// cache a layer a chunk).
-		freeAll(old...)
-		freeAll(st.logits, st.next, st.logprob, st.topIDs, st.topLogprobs)
-	}
-	if err != nil {
-		r.err = err
-		return false, 0
-	}
-	r.filled += n
-	if r.filled < end {
-		return false, n
-	}
-	if b.prefix != nil {
-		if err := emily.Try(func() {
-			rows := m.asRows(r.sess.kv)
-			defer freeAll(rows...)
-			b.prefix.store(r.prompt[:end], prefixCopy(rows, 0, end))
-		}); err != nil {
-			r.err = err
-		}
-	}
-	return true, n
 }
 
 // stagesOf is the union of the running rows' needs.
@@ -782,6 +767,6 @@ func (b *Batcher) advance(r *row, t *Token) string {
 		t.Text = out
 		r.text.WriteString(out)
 	}
-	r.out <- *t // never blocks: the buffer holds maxTokens+1
+	r.out <- event{choice: r.choice, tok: *t} // never blocks: the buffer holds maxTokens+1 a row
 	return reason
 }

@@ -26,30 +26,6 @@ func prefixCopy(kv []*emily.Tensor, slot, n int) []*emily.Tensor {
 	return out
 }
 
-// asRows views a generation session's caches (1, 2·KVHeads, C, HeadDim)
-// as the batch's rows layout (2, 1, KVHeads, C, HeadDim): the same
-// memory (K's heads, then V's), so a reshape, no copy. The views are new
-// handles, the caller's to free.
-func (m *Model) asRows(kv []*emily.Tensor) []*emily.Tensor {
-	c := m.cfg
-	out := make([]*emily.Tensor, len(kv))
-	for i, t := range kv {
-		out[i] = emily.Reshape(t, 2, 1, c.KVHeads, t.Shape()[2], c.HeadDim)
-	}
-	return out
-}
-
-// asSession is asRows' inverse: (2, 1, KVHeads, C, HeadDim) views as a
-// session's (1, 2·KVHeads, C, HeadDim).
-func (m *Model) asSession(kv []*emily.Tensor) []*emily.Tensor {
-	c := m.cfg
-	out := make([]*emily.Tensor, len(kv))
-	for i, t := range kv {
-		out[i] = emily.Reshape(t, 1, 2*c.KVHeads, t.Shape()[3], c.HeadDim)
-	}
-	return out
-}
-
 // bucketFor is the smallest bucket (a power of two, at most MaxBatch)
 // holding n rows.
 func (b *Batcher) bucketFor(n int) int {
@@ -175,13 +151,15 @@ func (b *Batcher) place(ready []*row) {
 		if r.st.RepetitionPenalty != 0 && r.st.RepetitionPenalty != 1 || r.st.PresencePenalty != 0 || r.st.FrequencyPenalty != 0 {
 			counted = append(counted, r)
 		}
-		if r.sess == nil || r.filled == 0 {
+		src := r.kv
+		if r.lead != nil {
+			src = r.lead.kv // a follower: its leader's prefill, copied into this slot too
+		}
+		if src == nil || r.filled == 0 {
 			continue // nothing to copy: the first step writes position 0
 		}
 		lay := make([]*emily.Tensor, c.Layers)
-		rowsKV := b.m.asRows(r.sess.kv)
-		sessions = append(sessions, rowsKV...)
-		for i, t := range rowsKV {
+		for i, t := range src {
 			if sc := t.Shape()[3]; sc >= capacity {
 				lay[i] = emily.Slice(t, emily.Ellipsis, emily.R(0, capacity), emily.Colon)
 			} else {
@@ -189,12 +167,15 @@ func (b *Batcher) place(ready []*row) {
 			}
 		}
 		kvs = append(kvs, lay)
-		sessions = append(sessions, r.sess.kv...)
-		r.sess = nil
+		sessions = append(sessions, src...)
+	}
+	for _, r := range ready {
+		r.kv = nil // in the temporaries below, freed once the batch's are computed
 	}
 	// Freed once the batch's arrays are computed. lay[i] may be the
-	// session's own array (a slice of the whole is the array itself), so
-	// those go in one set, each freed once.
+	// prefill's own array (a slice of the whole is the array itself), and
+	// followers share their leader's, so those go in one set, each freed
+	// once.
 	temps := map[*emily.Tensor]bool{}
 	defer func() {
 		for t := range temps {

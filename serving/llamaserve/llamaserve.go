@@ -106,8 +106,9 @@ var fields = map[string]string{"Temperature": "temperature", "TopK": "top_k", "T
 	"RepetitionPenalty": "repetition_penalty", "PresencePenalty": "presence_penalty",
 	"FrequencyPenalty": "frequency_penalty", "LogitBias": "logit_bias"}
 
-// Generate runs one generation through llama.Model.Generate.
-func (g *Generator) Generate(ctx context.Context, prompt []int, o serving.GenerateOptions, emit func(serving.Token) error) (serving.GenerateResult, error) {
+// request turns one generation's settings into llama's: its options
+// and hooks, and the matcher of its response_format (nil without).
+func (g *Generator) request(prompt []int, o serving.GenerateOptions) (llama.Request, *constrain.Matcher, error) {
 	st := sample.Settings{Temperature: o.Temperature, TopK: o.TopK, TopP: o.TopP, MinP: o.MinP,
 		RepetitionPenalty: o.RepetitionPenalty, PresencePenalty: o.PresencePenalty, FrequencyPenalty: o.FreqPenal,
 		LogitBias: o.LogitBias, Seed: o.Seed}
@@ -118,43 +119,41 @@ func (g *Generator) Generate(ctx context.Context, prompt []int, o serving.Genera
 				param = v
 			}
 		}
-		return serving.GenerateResult{}, serving.BadRequest(param, "%v", err)
+		return llama.Request{}, nil, serving.BadRequest(param, "%v", err)
 	}
-	lo := llama.Options{MaxTokens: o.MaxTokens, Sampling: st, Stop: o.Stop, Logprobs: o.TopLogprobs, Lane: g.Lane}
-	var (
-		hooks   llama.Hooks
-		matcher *constrain.Matcher
-	)
+	q := llama.Request{Prompt: prompt, Options: llama.Options{MaxTokens: o.MaxTokens, Sampling: st, Stop: o.Stop, Logprobs: o.TopLogprobs, Lane: g.Lane}}
+	var matcher *constrain.Matcher
 	if o.Grammar != nil {
 		v, err := g.m.ConstraintVocab()
 		if err != nil {
-			return serving.GenerateResult{}, err
+			return q, nil, err
 		}
 		matcher = o.Grammar.Matcher(v) // one per generation: it follows this output
 		if g.b == nil {
-			lo.Constraint = matcher
+			q.Options.Constraint = matcher
 		} else {
 			// In the batch, the mask is the row's bias, made between steps.
 			budget := o.MaxTokens
 			if budget <= 0 {
 				budget = g.ContextLength() - len(prompt)
 			}
-			hooks.Bias = matcher.Hook(budget)
+			q.Hooks.Bias = matcher.Hook(budget)
 		}
 	}
-	generate := g.m.Generate
-	if g.b != nil {
-		generate = func(ctx context.Context, prompt []int, lo llama.Options, emit func(llama.Token) error) (llama.Result, error) {
-			return g.b.GenerateWith(ctx, prompt, lo, hooks, emit)
-		}
+	return q, matcher, nil
+}
+
+func token(t llama.Token) serving.Token {
+	out := serving.Token{ID: t.ID, Text: t.Text, Logprob: t.Logprob}
+	for _, a := range t.Top {
+		out.Top = append(out.Top, serving.TokenLogprob{ID: a.ID, Text: a.Text, Logprob: a.Logprob})
 	}
-	res, err := generate(ctx, prompt, lo, func(t llama.Token) error {
-		out := serving.Token{ID: t.ID, Text: t.Text, Logprob: t.Logprob}
-		for _, a := range t.Top {
-			out.Top = append(out.Top, serving.TokenLogprob{ID: a.ID, Text: a.Text, Logprob: a.Logprob})
-		}
-		return emit(out)
-	})
+	return out
+}
+
+// result is llama's result as the serving layer's; a batched row's
+// response_format that failed is its error.
+func (g *Generator) result(res llama.Result, err error, matcher *constrain.Matcher) (serving.GenerateResult, error) {
 	r := serving.GenerateResult{Tokens: len(res.Tokens), TimeToFirstToken: res.Prefill, Decode: res.Decode}
 	switch res.Reason {
 	case "eog", "stop":
@@ -173,10 +172,75 @@ func (g *Generator) Generate(ctx context.Context, prompt []int, o serving.Genera
 	return r, nil
 }
 
+// Generate runs one generation through llama.Model.Generate, or the
+// batcher.
+func (g *Generator) Generate(ctx context.Context, prompt []int, o serving.GenerateOptions, emit func(serving.Token) error) (serving.GenerateResult, error) {
+	q, matcher, err := g.request(prompt, o)
+	if err != nil {
+		return serving.GenerateResult{}, err
+	}
+	emitLlama := func(t llama.Token) error { return emit(token(t)) }
+	var res llama.Result
+	if g.b != nil {
+		res, err = g.b.GenerateWith(ctx, prompt, q.Options, q.Hooks, emitLlama)
+	} else {
+		res, err = g.m.Generate(ctx, prompt, q.Options, emitLlama)
+	}
+	return g.result(res, err, matcher)
+}
+
+// GenerateChoices makes g a serving.ChoicesGenerator: the choices join
+// the batch together (llama.Batcher.GenerateN), those of one prompt
+// sharing its prefill; more than the batch's rows run in groups of that
+// many, one group after another. Without a batcher they run one at a
+// time.
+func (g *Generator) GenerateChoices(ctx context.Context, reqs []serving.ChoiceRequest, emit func(int, serving.Token) error, done func(int, serving.GenerateResult, error)) error {
+	if g.b == nil {
+		for i, q := range reqs {
+			res, err := g.Generate(ctx, q.Prompt, q.Options, func(t serving.Token) error { return emit(i, t) })
+			done(i, res, err)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	qs := make([]llama.Request, len(reqs))
+	matchers := make([]*constrain.Matcher, len(reqs))
+	for i, q := range reqs {
+		var err error
+		if qs[i], matchers[i], err = g.request(q.Prompt, q.Options); err != nil {
+			return err
+		}
+	}
+	step := g.b.Options().MaxBatch
+	for at := 0; at < len(qs); at += step {
+		group := qs[at:min(at+step, len(qs))]
+		var failed error
+		_, err := g.b.GenerateN(ctx, group, func(i int, t llama.Token) error { return emit(at+i, token(t)) },
+			func(i int, res llama.Result, err error) {
+				r, err := g.result(res, err, matchers[at+i])
+				if err != nil && failed == nil {
+					failed = err
+				}
+				done(at+i, r, err)
+			})
+		if err == nil {
+			err = failed
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Register adds the batcher's gauges and counters to reg (the server's
 // Metrics.Registry, served on /metrics): emily_batch_rows (decoding now),
 // emily_batch_rows_peak, emily_batch_waiting, emily_batch_steps_total,
-// emily_batch_row_steps_total (their ratio is the mean batch), and the
+// emily_batch_row_steps_total (their ratio is the mean batch),
+// emily_batch_prefill_{tokens,runs}_total,
+// emily_batch_prefill_stall_max_tokens, and the
 // prefix cache's emily_prefix_cache_{bytes,max_bytes,entries} and
 // emily_prefix_cache_{hits,misses,reused_tokens,evictions}_total. A
 // Generator without a batcher registers nothing.
@@ -197,6 +261,9 @@ func (g *Generator) Register(reg prometheus.Registerer) error {
 		gauge("emily_batch_waiting", "Generations being prefilled or waiting for a slot.", func() float64 { return float64(b.Stats().Waiting) }),
 		counter("emily_batch_steps_total", "Batched decode steps run.", func() float64 { return float64(b.Stats().Steps) }),
 		counter("emily_batch_row_steps_total", "Tokens the batched steps made (over steps: the mean batch).", func() float64 { return float64(b.Stats().RowSteps) }),
+		counter("emily_batch_prefill_tokens_total", "Prompt positions the batched prefill computed (not those reused from the prefix cache or shared by a request's n choices).", func() float64 { return float64(b.Stats().PrefillTokens) }),
+		counter("emily_batch_prefill_runs_total", "Batched prefill programs run (each: the prompts of one chunk length at one step boundary).", func() float64 { return float64(b.Stats().PrefillRuns) }),
+		gauge("emily_batch_prefill_stall_max_tokens", "Most prompt tokens prefilled at one step boundary while rows decoded (bounded by --prefill-budget).", func() float64 { return float64(b.Stats().MaxStall) }),
 	}
 	if pc := b.Prefix(); pc != nil {
 		cs = append(cs,
