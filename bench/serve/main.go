@@ -64,6 +64,9 @@ var (
 	jsonOut     = flag.String("json", "", "also write every row to this file (JSON)")
 )
 
+// regexpServing finds the URL in emily-repl serve's "serving on URL: …".
+var regexpServing = regexp.MustCompile(`serving on (http://\S+):`)
+
 // row is one measured load.
 type row struct {
 	Server         string             `json:"server"`
@@ -107,12 +110,12 @@ func main() {
 		args := []string{"serve", "--model", *model, "--addr", "127.0.0.1:0"}
 		args = append(args, "--max-queue", strconv.Itoa(maxC*2))
 		args = append(args, strings.Fields(*emilyArgs)...)
-		servers = append(servers, server{name: "emily", cmd: exec.Command(*emilyBin, args...), ready: regexp.MustCompile(`serving on (http://\S+):`)})
+		servers = append(servers, server{name: "emily", cmd: exec.Command(*emilyBin, args...), ready: regexpServing})
 	}
 	if *mlxlmPy != "" {
 		port := freePort()
 		servers = append(servers, server{name: "mlx_lm.server", url: fmt.Sprintf("http://127.0.0.1:%d", port), model: "default_model",
-			cmd: exec.Command(*mlxlmPy, "-m", "mlx_lm.server", "--model", *mlxlmModel, "--host", "127.0.0.1", "--port", strconv.Itoa(port))})
+			cmd: exec.Command(*mlxlmPy, "-m", "mlx_lm", "server", "--model", *mlxlmModel, "--host", "127.0.0.1", "--port", strconv.Itoa(port))})
 	}
 	if *llamaServer != "" {
 		port := freePort()
@@ -201,6 +204,10 @@ type server struct {
 	ready *regexp.Regexp // on stdout, with the URL (else: poll url)
 	model string         // the "model" of requests (default: /v1/models' first)
 	log   bytes.Buffer
+	// exited is closed when the process has ended (cmd.Wait returned):
+	// a server that dies while loading is reported at once, not after
+	// start's 5 minutes.
+	exited chan struct{}
 }
 
 // modelID is what requests name: s.model, else /v1/models' first id.
@@ -237,14 +244,18 @@ func (s *server) start() error {
 		for sc.Scan() {
 			if m := s.ready.FindStringSubmatch(sc.Text()); m != nil {
 				s.url = m[1]
-				go io.Copy(io.Discard, out)
+				s.exited = make(chan struct{})
+				go func() { io.Copy(io.Discard, out); s.cmd.Wait(); close(s.exited) }()
 				return nil
 			}
 		}
 		s.cmd.Wait()
 		return fmt.Errorf("exited before serving: %s", tail(s.log.String()))
 	}
-	go io.Copy(io.Discard, out)
+	// The pipe is read to its end before Wait (os/exec's rule), so the
+	// goroutine that reads it is the one that waits.
+	s.exited = make(chan struct{})
+	go func() { io.Copy(io.Discard, out); s.cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(5 * time.Minute)
 	for time.Now().Before(deadline) {
 		for _, p := range []string{"/health", "/v1/models"} {
@@ -255,26 +266,26 @@ func (s *server) start() error {
 				}
 			}
 		}
-		if s.cmd.ProcessState != nil {
-			break
+		select {
+		case <-s.exited:
+			return fmt.Errorf("exited before serving (%v): %s", s.cmd.ProcessState, tail(s.log.String()))
+		case <-time.After(200 * time.Millisecond):
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 	s.stop()
 	return fmt.Errorf("not serving after 5 minutes: %s", tail(s.log.String()))
 }
 
 func (s *server) stop() {
-	if s.cmd.Process != nil {
-		s.cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { s.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			s.cmd.Process.Kill()
-			<-done
-		}
+	if s.cmd.Process == nil || s.exited == nil {
+		return
+	}
+	s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.exited
 	}
 }
 
