@@ -52,6 +52,7 @@ var (
 	emilyArgs   = flag.String("emily-args", "", "extra arguments to `emily-repl serve`, space-separated (e.g. --parallel 64)")
 	mlxlmPy     = flag.String("mlxlm-python", "", "Python with mlx-lm, for mlx_lm.server rows (empty: none)")
 	mlxlmModel  = flag.String("mlxlm-model", ".deps/llm-mlx", "mlx-lm model directory (scripts/gguf-to-mlx.py)")
+	mlxlmArgs   = flag.String("mlxlm-args", "", "extra arguments to mlx_lm.server, space-separated (e.g. --decode-concurrency 64)")
 	llamaServer = flag.String("llama-server", "", "llama.cpp's llama-server binary (empty: none)")
 	llamaArgs   = flag.String("llama-args", "", "extra arguments to llama-server, space-separated")
 	clientsFlag = flag.String("clients", "1,8,32,64", "comma-separated numbers of concurrent streaming clients")
@@ -114,13 +115,21 @@ func main() {
 	}
 	if *mlxlmPy != "" {
 		port := freePort()
+		args := []string{"-m", "mlx_lm", "server", "--model", *mlxlmModel, "--host", "127.0.0.1", "--port", strconv.Itoa(port)}
+		args = append(args, strings.Fields(*mlxlmArgs)...)
 		servers = append(servers, server{name: "mlx_lm.server", url: fmt.Sprintf("http://127.0.0.1:%d", port), model: "default_model",
-			cmd: exec.Command(*mlxlmPy, "-m", "mlx_lm", "server", "--model", *mlxlmModel, "--host", "127.0.0.1", "--port", strconv.Itoa(port))})
+			cmd: exec.Command(*mlxlmPy, args...)})
 	}
 	if *llamaServer != "" {
 		port := freePort()
-		args := []string{"-m", *model, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "-np", strconv.Itoa(min(maxC, 64)),
-			"-c", strconv.Itoa(min(maxC, 64) * (*longTokens + *maxTokens + 64))}
+		// -c is shared by the -np slots: each gets room for twice -long
+		// (the long prompt is -long×5 characters, more tokens than -long
+		// where words are short), the chat template's system turn and the
+		// completion, so that llama-server never shifts or truncates the
+		// context where the other servers do not.
+		np := min(maxC, 64)
+		args := []string{"-m", *model, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "-np", strconv.Itoa(np),
+			"-c", strconv.Itoa(np * (2**longTokens + *maxTokens + 256))}
 		args = append(args, strings.Fields(*llamaArgs)...)
 		servers = append(servers, server{name: "llama-server", url: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: exec.Command(*llamaServer, args...)})
 	}
