@@ -12,10 +12,10 @@ inverse permutation here restores Hugging Face's layout, so mlx-lm runs
 its own (non-traditional) RoPE on them: an independent check of models/
 llama, which keeps the GGUF layout and rotates adjacent pairs.
 
-The tokenizer comes from the GGUF's metadata too (tokenizer.json and
-tokenizer_config.json with the chat template and the special tokens,
-built with Hugging Face's tokenizers; config.json's eos_token_id is the
-GGUF's end-of-generation set), so mlx-lm and mlx_lm.server tokenize as
+The tokenizer comes from the GGUF's metadata too (tokenizer.json,
+tokenizer_config.json with the special tokens, and the chat template as
+chat_template.jinja, built with Hugging Face's tokenizers; config.json's
+eos_token_id is the GGUF's end-of-generation set), so mlx-lm and mlx_lm.server tokenize as
 llama.cpp and models/llama do. The script then checks that: encodes
 through the written files as mlx-lm loads them and compares with
 llama.cpp's ids (models/llama/bpe's fixture, for SmolLM2) and, with
