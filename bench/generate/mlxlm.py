@@ -38,8 +38,8 @@ def main():
     args = ap.parse_args()
     mx.set_default_device(mx.gpu if args.device == "gpu" else mx.cpu)
     ids = json.load(sys.stdin)
-    # The weights only: the prompt comes as ids, so no tokenizer is needed
-    # (the converted directory has none).
+    # The weights only: the prompt comes as ids (the same ids every column
+    # gets), so the directory's tokenizer is not loaded.
     model, _ = load_model(Path(args.model))
     mx.reset_peak_memory()
     cold = first_token(model, ids)

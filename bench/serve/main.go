@@ -52,6 +52,7 @@ var (
 	emilyArgs   = flag.String("emily-args", "", "extra arguments to `emily-repl serve`, space-separated (e.g. --parallel 64)")
 	mlxlmPy     = flag.String("mlxlm-python", "", "Python with mlx-lm, for mlx_lm.server rows (empty: none)")
 	mlxlmModel  = flag.String("mlxlm-model", ".deps/llm-mlx", "mlx-lm model directory (scripts/gguf-to-mlx.py)")
+	mlxlmArgs   = flag.String("mlxlm-args", "", "extra arguments to mlx_lm.server, space-separated (e.g. --decode-concurrency 64)")
 	llamaServer = flag.String("llama-server", "", "llama.cpp's llama-server binary (empty: none)")
 	llamaArgs   = flag.String("llama-args", "", "extra arguments to llama-server, space-separated")
 	clientsFlag = flag.String("clients", "1,8,32,64", "comma-separated numbers of concurrent streaming clients")
@@ -63,6 +64,9 @@ var (
 	timeout     = flag.Duration("timeout", 10*time.Minute, "limit of one row")
 	jsonOut     = flag.String("json", "", "also write every row to this file (JSON)")
 )
+
+// regexpServing finds the URL in emily-repl serve's "serving on URL: …".
+var regexpServing = regexp.MustCompile(`serving on (http://\S+):`)
 
 // row is one measured load.
 type row struct {
@@ -107,17 +111,25 @@ func main() {
 		args := []string{"serve", "--model", *model, "--addr", "127.0.0.1:0"}
 		args = append(args, "--max-queue", strconv.Itoa(maxC*2))
 		args = append(args, strings.Fields(*emilyArgs)...)
-		servers = append(servers, server{name: "emily", cmd: exec.Command(*emilyBin, args...), ready: regexp.MustCompile(`serving on (http://\S+):`)})
+		servers = append(servers, server{name: "emily", cmd: exec.Command(*emilyBin, args...), ready: regexpServing})
 	}
 	if *mlxlmPy != "" {
 		port := freePort()
+		args := []string{"-m", "mlx_lm", "server", "--model", *mlxlmModel, "--host", "127.0.0.1", "--port", strconv.Itoa(port)}
+		args = append(args, strings.Fields(*mlxlmArgs)...)
 		servers = append(servers, server{name: "mlx_lm.server", url: fmt.Sprintf("http://127.0.0.1:%d", port), model: "default_model",
-			cmd: exec.Command(*mlxlmPy, "-m", "mlx_lm.server", "--model", *mlxlmModel, "--host", "127.0.0.1", "--port", strconv.Itoa(port))})
+			cmd: exec.Command(*mlxlmPy, args...)})
 	}
 	if *llamaServer != "" {
 		port := freePort()
-		args := []string{"-m", *model, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "-np", strconv.Itoa(min(maxC, 64)),
-			"-c", strconv.Itoa(min(maxC, 64) * (*longTokens + *maxTokens + 64))}
+		// -c is shared by the -np slots: each gets room for twice -long
+		// (the long prompt is -long×5 characters, more tokens than -long
+		// where words are short), the chat template's system turn and the
+		// completion, so that llama-server never shifts or truncates the
+		// context where the other servers do not.
+		np := min(maxC, 64)
+		args := []string{"-m", *model, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "-np", strconv.Itoa(np),
+			"-c", strconv.Itoa(np * (2**longTokens + *maxTokens + 256))}
 		args = append(args, strings.Fields(*llamaArgs)...)
 		servers = append(servers, server{name: "llama-server", url: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: exec.Command(*llamaServer, args...)})
 	}
@@ -135,8 +147,15 @@ func main() {
 		}
 		// Warm-up: the programs of every batch size and of both prompt
 		// kinds' prefill are traced before anything is timed.
-		run(&s, min(maxC, 32), "short", 1, 4)
-		run(&s, 2, "long", 1, 2)
+		// Only the kinds measured: a long warm-up costs minutes on a CPU.
+		for _, k := range kinds {
+			if k == "short" {
+				run(&s, min(maxC, 32), "short", 1, 4)
+			} else {
+				run(&s, 2, "long", 1, 2)
+			}
+			fmt.Fprintf(os.Stderr, "  %s: %s warm-up done\n", s.name, k)
+		}
 		for _, k := range kinds {
 			for _, c := range clientsOf[k] {
 				r := run(&s, c, k, *requests, *maxTokens)
@@ -201,6 +220,10 @@ type server struct {
 	ready *regexp.Regexp // on stdout, with the URL (else: poll url)
 	model string         // the "model" of requests (default: /v1/models' first)
 	log   bytes.Buffer
+	// exited is closed when the process has ended (cmd.Wait returned):
+	// a server that dies while loading is reported at once, not after
+	// start's 5 minutes.
+	exited chan struct{}
 }
 
 // modelID is what requests name: s.model, else /v1/models' first id.
@@ -237,14 +260,18 @@ func (s *server) start() error {
 		for sc.Scan() {
 			if m := s.ready.FindStringSubmatch(sc.Text()); m != nil {
 				s.url = m[1]
-				go io.Copy(io.Discard, out)
+				s.exited = make(chan struct{})
+				go func() { io.Copy(io.Discard, out); s.cmd.Wait(); close(s.exited) }()
 				return nil
 			}
 		}
 		s.cmd.Wait()
 		return fmt.Errorf("exited before serving: %s", tail(s.log.String()))
 	}
-	go io.Copy(io.Discard, out)
+	// The pipe is read to its end before Wait (os/exec's rule), so the
+	// goroutine that reads it is the one that waits.
+	s.exited = make(chan struct{})
+	go func() { io.Copy(io.Discard, out); s.cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(5 * time.Minute)
 	for time.Now().Before(deadline) {
 		for _, p := range []string{"/health", "/v1/models"} {
@@ -255,26 +282,26 @@ func (s *server) start() error {
 				}
 			}
 		}
-		if s.cmd.ProcessState != nil {
-			break
+		select {
+		case <-s.exited:
+			return fmt.Errorf("exited before serving (%v): %s", s.cmd.ProcessState, tail(s.log.String()))
+		case <-time.After(200 * time.Millisecond):
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 	s.stop()
 	return fmt.Errorf("not serving after 5 minutes: %s", tail(s.log.String()))
 }
 
 func (s *server) stop() {
-	if s.cmd.Process != nil {
-		s.cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { s.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			s.cmd.Process.Kill()
-			<-done
-		}
+	if s.cmd.Process == nil || s.exited == nil {
+		return
+	}
+	s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.exited
 	}
 }
 
