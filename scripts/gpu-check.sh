@@ -73,15 +73,28 @@ llama_bin() {
   [[ -x "/tmp/llama-build/bin/$1" ]] && echo "-$1 /tmp/llama-build/bin/$1"
 }
 
+# The mlx-lm peers' model: the GGUF converted there by
+# scripts/gguf-to-mlx.py (MLX's own GGUF reader), once; the tokenizer files
+# made here are the fallback when the script cannot write them there.
+mlx_model() {
+  site=/tmp/mlxlm-site
+  [[ -d "$site/mlx_lm" ]] || python3 -m pip install --quiet --no-deps --no-index --target "$site" "$pack"/wheels/mlx_lm-*.whl 2>&1 | tail -3
+  export PYTHONPATH="$PWD/.deps/mlx:$site${PYTHONPATH:+:$PYTHONPATH}"
+  if [[ ! -f /tmp/llm-mlx/model.safetensors ]]; then
+    python3 scripts/gguf-to-mlx.py "$pack/llm.gguf" /tmp/llm-mlx 2>&1 | tail -5
+  fi
+  if [[ ! -f /tmp/llm-mlx/tokenizer.json && -d "$pack/llm-mlx-tokenizer" ]]; then
+    echo "gguf-to-mlx.py wrote no tokenizer here: the packed one is used"
+    cp "$pack"/llm-mlx-tokenizer/* /tmp/llm-mlx/
+  fi
+}
+
 # GPU_CHECK=generate (named on its own; a pack made with GPU_PACK_LLM=1):
 # bench-generate, models/llama in every lane beside mlx-lm on the same
 # weights (converted there by scripts/gguf-to-mlx.py with MLX's own GGUF
 # reader). llama.cpp is not built there (no network for its sources).
 if [[ ",${GPU_CHECK:-all}," == *",generate,"* && -f "$pack/llm.gguf" ]]; then
-  site=/tmp/mlxlm-site
-  python3 -m pip install --quiet --no-deps --no-index --target "$site" "$pack"/wheels/mlx_lm-*.whl 2>&1 | tail -3
-  export PYTHONPATH="$PWD/.deps/mlx:$site${PYTHONPATH:+:$PYTHONPATH}"
-  [[ -d /tmp/llm-mlx ]] || python3 scripts/gguf-to-mlx.py "$pack/llm.gguf" /tmp/llm-mlx 2>&1 | tail -3
+  mlx_model
   ./bin/bench-generate -model "$pack/llm.gguf" -device gpu -mlxlm-python python3 -mlxlm-model /tmp/llm-mlx \
     $(llama_bin llama-bench) -rounds "${GENERATE_ROUNDS:-3}" -json "$out/generate.json" ${GENERATE_FLAGS:-} 2>&1 | tee "$out/bench-generate-gpu.log"
 fi
@@ -92,10 +105,7 @@ fi
 # mlx_lm.server on the converted weights and llama-server when
 # GPU_CHECK=llamacpp built it.
 if [[ ",${GPU_CHECK:-all}," == *",serve,"* && -f "$pack/llm.gguf" ]]; then
-  site=/tmp/mlxlm-site
-  [[ -d "$site/mlx_lm" ]] || python3 -m pip install --quiet --no-deps --no-index --target "$site" "$pack"/wheels/mlx_lm-*.whl 2>&1 | tail -3
-  export PYTHONPATH="$PWD/.deps/mlx:$site${PYTHONPATH:+:$PYTHONPATH}"
-  [[ -d /tmp/llm-mlx ]] || python3 scripts/gguf-to-mlx.py "$pack/llm.gguf" /tmp/llm-mlx 2>&1 | tail -3
+  mlx_model
   peers="-mlxlm-python python3 -mlxlm-model /tmp/llm-mlx"
   [[ "${SERVE_PEERS:-1}" == 0 ]] && peers=""
   [[ "${SERVE_PEERS:-1}" == 0 ]] || peers="$peers $(llama_bin llama-server)"

@@ -72,6 +72,15 @@ fi
 # GPU_CHECK=generate, models/llama beside mlx-lm on the same weights.
 if [[ "${GPU_PACK_LLM:-0}" == 1 ]]; then
   cp -L .deps/llm.gguf "$stage/pack/llm.gguf"
+  # The tokenizer files scripts/gguf-to-mlx.py made here (small; the
+  # weights are converted there): used there if its own run of the script
+  # cannot write them (other transformers/tokenizers versions).
+  if [[ -f .deps/llm-mlx/tokenizer.json ]]; then
+    mkdir -p "$stage/pack/llm-mlx-tokenizer"
+    for f in tokenizer.json tokenizer_config.json chat_template.jinja special_tokens_map.json; do
+      [[ -f ".deps/llm-mlx/$f" ]] && cp ".deps/llm-mlx/$f" "$stage/pack/llm-mlx-tokenizer/"
+    done
+  fi
   python3 -m pip download "${pipargs[@]}" --python-version 3.12 --dest "$stage/pack/wheels" "mlx-lm==${MLXLM_VERSION:-0.32.2}"
 fi
 # GPU_PACK_LLAMACPP=1 adds llama.cpp's sources (scripts/llamacpp-src.sh,
