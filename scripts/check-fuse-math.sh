@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# check-fuse-math.sh: checks the fuse lane's inline float exp, log, log2 and
+# log10 (fusevecmath.go) on all 2^32 inputs against a double-precision
+# reference, beside glibc's and MLX's own (BENCHMARKS.md). Builds the
+# kernels the way the fuse lane does, with the forced header Emily wrote
+# into its cache (run any fused CPU kernel first, e.g. the fuse tests).
+# About a minute of CPU per function.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/emily/fuse-cxx"
+header="$(ls -t "$cache"/libmvec-*.h 2>/dev/null | head -1)"
+if [[ -z "$header" ]] || ! grep -q emily_vec "$header"; then
+  echo "check-fuse-math: no fuse-lane header with the inline math under $cache: run a fused CPU kernel first" >&2
+  exit 2
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+flags=(-std=c++17 -O3 -w -fPIC -shared -I .deps/mlx/mlx/include -march=native -ffp-contract=off -fno-math-errno -fno-trapping-math -finline-limit=1000)
+mvec="$(ls /lib/x86_64-linux-gnu/libmvec.so.1 /usr/lib64/libmvec.so.1 2>/dev/null | head -1)"
+g++ "${flags[@]}" scripts/fusemath/kernels.cpp -include "$header" "$mvec" -o "$tmp/new.so"
+g++ "${flags[@]}" scripts/fusemath/kernels.cpp -o "$tmp/old.so"
+g++ -O2 scripts/fusemath/exhaustive.cpp -ldl -o "$tmp/exhaustive"
+for which in 0 1 2 3; do
+  "$tmp/exhaustive" "$which" "$tmp/new.so" "$tmp/old.so"
+done
