@@ -8,8 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/emily/fuse-cxx"
-header="$(ls -t "$cache"/libmvec-*.h 2>/dev/null | head -1)"
-if [[ -z "$header" ]] || ! grep -q emily_vec "$header"; then
+# The newest header with the inline math (other checkouts' older Emily may
+# have written headers without it into the same cache).
+header="$(grep -l emily_vec "$cache"/libmvec-*.h 2>/dev/null | xargs -r ls -t | head -1)"
+if [[ -z "$header" ]]; then
   echo "check-fuse-math: no fuse-lane header with the inline math under $cache: run a fused CPU kernel first" >&2
   exit 2
 fi
