@@ -106,9 +106,8 @@ func libmvecHeader(lib string) (string, error) {
 	// f64: 0.5x(1+tanh) cancels, and libmvec's tanh is a few ULP off), and
 	// log, log2 and log10 (their vector versions lose relative accuracy
 	// near 1, where log is small: Gumbel's -log(-log(u)) drifted 40 ULP).
-	// Without a simd declaration the call would stay libm's, as in the
-	// native lane; inlineMathHeader gives float log, log2 and log10 a
-	// vectorizable form of its own instead.
+	// Without a simd declaration the call stays libm's, as in the native
+	// lane (fusevecmath.go says why an inline log is not a way out either).
 	for _, fn := range []string{"acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cos", "cosh", "erf", "erfc",
 		"exp", "exp10", "exp2", "expm1", "log1p", "sin", "sinh", "tan", "tanh", "atan2", "hypot", "pow"} {
 		args := 1
@@ -134,7 +133,7 @@ func libmvecHeader(lib string) (string, error) {
 	sort.Strings(decls)
 	return "// Written by Emily (fusevec.go): glibc's libmvec functions of this host,\n" +
 		"// declared simd so that GCC calls them from the fuse lane's vectorized loops,\n" +
-		"// then exp and the logs as inline code (fusevecmath.go).\n" +
+		"// then MLX's exp without its round trip through double (fusevecmath.go).\n" +
 		"#include <math.h>\nextern \"C\" {\n" + strings.Join(decls, "\n") + "\n}\n" + inlineMathHeader, nil
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# check-fuse-math.sh: checks the fuse lane's inline float exp, log, log2 and
-# log10 (fusevecmath.go) on all 2^32 inputs against a double-precision
-# reference, beside glibc's and MLX's own (BENCHMARKS.md). Builds the
+# check-fuse-math.sh: checks the fuse lane's float exp, log, log2 and log10
+# (fusevecmath.go's header; the logs are libm's there unless it gives them a
+# form of its own) on all 2^32 inputs against a double-precision reference,
+# beside glibc's and MLX's own (BENCHMARKS.md). Builds the
 # kernels the way the fuse lane does, with the forced header Emily wrote
 # into its cache (run any fused CPU kernel first, e.g. the fuse tests).
 # About a minute of CPU per function.
