@@ -19,7 +19,14 @@ fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 flags=(-std=c++17 -O3 -w -fPIC -shared -I .deps/mlx/mlx/include -march=native -ffp-contract=off -fno-math-errno -fno-trapping-math -finline-limit=1000)
-mvec="$(ls /lib/x86_64-linux-gnu/libmvec.so.1 /usr/lib64/libmvec.so.1 2>/dev/null | head -1)"
+mvec=""
+for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64 /usr/lib; do # fusevec.go's libmvecDirs
+  if [[ -e "$d/libmvec.so.1" ]]; then mvec="$d/libmvec.so.1"; break; fi
+done
+if [[ -z "$mvec" ]]; then
+  echo "check-fuse-math: no libmvec.so.1: the fuse lane uses MLX's own command on this host" >&2
+  exit 2
+fi
 g++ "${flags[@]}" scripts/fusemath/kernels.cpp -include "$header" "$mvec" -o "$tmp/new.so"
 g++ "${flags[@]}" scripts/fusemath/kernels.cpp -o "$tmp/old.so"
 g++ -O2 scripts/fusemath/exhaustive.cpp -ldl -o "$tmp/exhaustive"
