@@ -117,6 +117,10 @@ func TestFuseCXXFlagsChild(t *testing.T) {
 	f := func(x *emily.Tensor) *emily.Tensor {
 		return emily.Tanh(emily.Exp(emily.Mul(x, emily.Scalar(0.5))))
 	}
+	if want == "logs" {
+		fusedLogsAgree(t)
+		return
+	}
 	x := wave(4099) // not a multiple of a vector width
 	fused, err := emily.Compile(f, emily.WithFuse(true), emily.WithFallback("raise"), emily.WithDevice("cpu"))
 	if err != nil {
@@ -147,4 +151,101 @@ func wave(n int) *emily.Tensor {
 		xs[i] = float32(4 * math.Sin(float64(i)*0.37))
 	}
 	return emily.FromSlice(xs, n).Eval()
+}
+
+// TestFuseExpInlineByDefault: with the default flags, a fused float exp
+// kernel has no conversion to double in it (MLX's exp rounds with
+// floor(x + 0.5), a double, so every vector went to double and back:
+// fusevecmath.go), and fused Exp, Log, Log2 and Log10 agree with the
+// native lane within the fuse lane's 8-ULP bound over exp's range, next to
+// 1, at powers of two, on subnormals and at the special values (the child,
+// fusedLogsAgree).
+func TestFuseExpInlineByDefault(t *testing.T) {
+	if _, err := exec.LookPath("g++"); err != nil {
+		t.Skip("no g++: MLX cannot build fused CPU kernels here")
+	}
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("vector math by default is for x86-64 glibc hosts")
+	}
+	objdump, err := exec.LookPath("objdump")
+	if err != nil {
+		t.Skip("no objdump (binutils) to read the fused kernel's code")
+	}
+	cache := runFuseCXXChild(t, unsetFlags, "logs")
+	paths, _ := filepath.Glob(filepath.Join(cache, "emily", "fuse-cxx", "*", "mlx", "*", "cpu", "lib*f4OExp*_contiguous.so"))
+	if len(paths) == 0 {
+		t.Skip("no libmvec on this host: MLX's own command (no kernel in a flag set's cache)")
+	}
+	for _, p := range paths {
+		out, err := exec.Command(objdump, "-d", p).Output()
+		if err != nil {
+			t.Fatalf("objdump -d %s: %v", p, err)
+		}
+		if strings.Contains(string(out), "cvtps2pd") {
+			t.Errorf("fused exp kernel %s converts floats to double (MLX's floor(x + 0.5)), want exp in float", filepath.Base(p))
+		}
+	}
+}
+
+// fusedLogsAgree compares fused Log, Log2, Log10 and Exp with the native
+// lane on the inputs where a log is hard: next to 1 (log is small there:
+// relative accuracy), powers of two, subnormals, 0, -0, negatives, Inf,
+// NaN, and a log-uniform spread.
+func fusedLogsAgree(t *testing.T) {
+	var xs []float32
+	for k := -3000; k <= 3000; k++ {
+		xs = append(xs, math.Float32frombits(math.Float32bits(1)+uint32(k))) // k ULP from 1 (below 1 the steps halve: still near)
+	}
+	for e := -149; e <= 127; e++ {
+		p := float32(math.Ldexp(1, e))
+		xs = append(xs, p, math.Nextafter32(p, 0), math.Nextafter32(p, float32(math.Inf(1))))
+	}
+	for i := 0; i < 20000; i++ {
+		xs = append(xs, float32(math.Exp(float64(i)*0.0087-87))) // 1e-38 .. 4e37
+	}
+	for _, v := range []float64{0, math.Copysign(0, -1), -1, -1e-30, math.Inf(1), math.Inf(-1), math.NaN(), 1.4e-45, 1e-40, 3.4e38, 0.7071067, 0.7071068, 1.4142135, 1.4142137} {
+		xs = append(xs, float32(v))
+	}
+	// exp's arguments: -100 .. 100 in steps that hit the halves where the
+	// rounding to an integer of x·log2(e) changed, and the special values.
+	var es []float32
+	for i := -200000; i <= 200000; i++ {
+		es = append(es, float32(i)*0.0005)
+	}
+	es = append(es, 88, 88.1, -88, -88.1, 89, -104, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), float32(math.Copysign(0, -1)))
+	for name, f := range map[string]func(*emily.Tensor) *emily.Tensor{
+		"Log": emily.Log, "Log2": emily.Log2, "Log10": emily.Log10, "Exp": emily.Exp,
+	} {
+		xs := xs
+		if name == "Exp" {
+			xs = es
+		}
+		x := emily.FromSlice(xs, len(xs)).Eval()
+		op := f
+		// x·1 (exact) before the op: MLX fuses a chain, not one op alone.
+		f := func(x *emily.Tensor) *emily.Tensor { return op(emily.Mul(x, emily.Scalar(1))) }
+		fused, err := emily.Compile(f, emily.WithFuse(true), emily.WithFallback("raise"), emily.WithDevice("cpu"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := fused.Call(x)
+		if err != nil {
+			t.Fatalf("%s fused: %v", name, err)
+		}
+		got := rs[0].ToFloat32s()
+		ref := emily.Jit(f, emily.WithNative(true), emily.WithDevice("cpu")).(func(*emily.Tensor) *emily.Tensor)(x).ToFloat32s()
+		bad := 0
+		for i := range ref {
+			g, r := got[i], ref[i]
+			same := g == r || (g != g && r != r)
+			if !same && (math.IsInf(float64(r), 0) || r != r || math.Signbit(float64(g)) != math.Signbit(float64(r)) || ulpDistance(r, g) > 8) {
+				if bad++; bad <= 5 {
+					t.Errorf("%s(%g): fused %g is %d ULP from native %g (bound 8)", name, xs[i], g, ulpDistance(r, g), r)
+				}
+			}
+		}
+		if bad > 5 {
+			t.Errorf("%s: %d values of %d past the bound", name, bad, len(ref))
+		}
+	}
 }

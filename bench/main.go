@@ -35,6 +35,7 @@ var (
 	lock    = flag.Bool("lock", false, "run everything on one OS thread (runtime.LockOSThread), to see what thread changes cost")
 	jsonOut = flag.String("json", "", "also write every time (seconds per call, one per round) to this file")
 	rounds  = flag.Int("rounds", 1, "interleaved rounds: each runs every workload, Emily's lanes and then its peers; rows print min–median–max over them")
+	laneSet = flag.String("lanes", "", "comma-separated Emily columns to time (eager, scoped, evaluator, native, fuse; default: all), e.g. fuse alone under perf record")
 	steps   = flag.Bool("steps", true, "after the table, print the step-by-step experiments (per-call overheads, floor, readback, constants)")
 )
 
@@ -84,6 +85,31 @@ func tanh33(x *emily.Tensor) *emily.Tensor {
 func mathmix(x *emily.Tensor) *emily.Tensor {
 	for i := 0; i < 4; i++ {
 		x = emily.Sigmoid(emily.Log1p(emily.Exp(emily.Neg(emily.Mul(x, x)))))
+	}
+	return x
+}
+
+// expchain, logchain and sigmoidchain are the other chains of one
+// transcendental op (16 each), with values that stay in range: exp(-x²/2)
+// is in (0, 1]; log(x² + 1.5) is at least log(1.5), its argument runs
+// near 1 where log is hard; sigmoid(2x - 1) stays in (0, 1).
+func expchain(x *emily.Tensor) *emily.Tensor {
+	for i := 0; i < 16; i++ {
+		x = emily.Exp(emily.Mul(emily.Mul(x, x), emily.Scalar(-0.5)))
+	}
+	return x
+}
+
+func logchain(x *emily.Tensor) *emily.Tensor {
+	for i := 0; i < 16; i++ {
+		x = emily.Log(emily.Add(emily.Mul(x, x), emily.Scalar(1.5)))
+	}
+	return x
+}
+
+func sigmoidchain(x *emily.Tensor) *emily.Tensor {
+	for i := 0; i < 16; i++ {
+		x = emily.Sigmoid(emily.Sub(emily.Mul(x, emily.Scalar(2)), emily.Scalar(1)))
 	}
 	return x
 }
@@ -196,6 +222,9 @@ func workloads(dev string) []workload {
 	}{
 		{"tanh33:1048576", "33 × tanh(0.9x+0.1), 1M f32", tanh33},
 		{"mathmix:1048576", "4 × sigmoid(log1p(exp(-x²))), 1M f32", mathmix},
+		{"exp16:1048576", "16 × exp(-x²/2), 1M f32", expchain},
+		{"log16:1048576", "16 × log(x² + 1.5), 1M f32", logchain},
+		{"sigmoid16:1048576", "16 × sigmoid(2x - 1), 1M f32", sigmoidchain},
 		{"gelu:1048576", "GELU (erf), 1M f32", emily.Gelu},
 	} {
 		f := m.f
@@ -294,6 +323,19 @@ func peers(id, dev string) (map[string]float64, error) {
 	return res, nil
 }
 
+// wantLane reports whether -lanes keeps Emily's column key.
+func wantLane(key string) bool {
+	if *laneSet == "" {
+		return true
+	}
+	for _, k := range strings.Split(*laneSet, ",") {
+		if strings.TrimSpace(k) == key {
+			return true
+		}
+	}
+	return false
+}
+
 func main() {
 	flag.Parse()
 	if *lock {
@@ -322,7 +364,7 @@ func main() {
 	for round := 1; round <= *rounds; round++ {
 		for _, w := range ws {
 			for _, c := range columns {
-				if fn, ok := w.emily[c.key]; ok {
+				if fn, ok := w.emily[c.key]; ok && wantLane(c.key) {
 					all.add(w.id, c.key, timeit(fn))
 					if w.id == peakWorkload && round == 1 {
 						runtime.GC() // start from no garbage, as the Python process does

@@ -85,6 +85,39 @@ def main():
             x = 1 / (1 + np.exp(-np.log1p(np.exp(-(x * x)))))
         return x
 
+    def exp16_mx(x):
+        for _ in range(16):
+            x = mx.exp((x * x) * -0.5)
+        return x
+
+    def exp16_np(x):
+        h = np.float32(-0.5)
+        for _ in range(16):
+            x = np.exp((x * x) * h)
+        return x
+
+    def log16_mx(x):
+        for _ in range(16):
+            x = mx.log(x * x + 1.5)
+        return x
+
+    def log16_np(x):
+        c = np.float32(1.5)
+        for _ in range(16):
+            x = np.log(x * x + c)
+        return x
+
+    def sigmoid16_mx(x):
+        for _ in range(16):
+            x = mx.sigmoid(x * 2 - 1)
+        return x
+
+    def sigmoid16_np(x):
+        one, two = np.float32(1), np.float32(2)
+        for _ in range(16):
+            x = one / (one + np.exp(-(x * two - one)))
+        return x
+
     def gelu_mx(x):
         return x * (1 + mx.erf(x * 0.70710677)) / 2
 
@@ -181,9 +214,11 @@ def main():
             fns["mlx"] = lambda: mx.eval(chain_mx(x, 100))
             fns["mlx_compile"] = lambda: mx.eval(comp(x))
             fns["numpy"] = lambda: chain_np(x_np, 100)
-        elif kind in ("tanh33", "mathmix", "gelu"):
+        elif kind in ("tanh33", "mathmix", "exp16", "log16", "sigmoid16", "gelu"):
             # NumPy has no erf: the GELU row has no NumPy column.
             f_mx, f_np = {"tanh33": (tanh33_mx, tanh33_np), "mathmix": (mathmix_mx, mathmix_np),
+                          "exp16": (exp16_mx, exp16_np), "log16": (log16_mx, log16_np),
+                          "sigmoid16": (sigmoid16_mx, sigmoid16_np),
                           "gelu": (gelu_mx, None)}[kind]
             x_np = normal(int(arg))
             x = mx.array(x_np)
