@@ -10,20 +10,21 @@ import (
 func init() {
 	Symbols["github.com/emily-go/emily/models/llama/llama"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"DefaultLoadOptions": reflect.ValueOf(llama.DefaultLoadOptions),
-		"DefaultPath":        reflect.ValueOf(llama.DefaultPath),
-		"ErrBatcherClosed":   reflect.ValueOf(&llama.ErrBatcherClosed).Elem(),
-		"Evaluator":          reflect.ValueOf(llama.Evaluator),
-		"FromGGUF":           reflect.ValueOf(llama.FromGGUF),
-		"FromGGUFWith":       reflect.ValueOf(llama.FromGGUFWith),
-		"Fuse":               reflect.ValueOf(llama.Fuse),
-		"GoLoop":             reflect.ValueOf(llama.GoLoop),
-		"Load":               reflect.ValueOf(llama.Load),
-		"LoadWith":           reflect.ValueOf(llama.LoadWith),
-		"Native":             reflect.ValueOf(llama.Native),
-		"NewPrefixCache":     reflect.ValueOf(llama.NewPrefixCache),
-		"VocabFor":           reflect.ValueOf(llama.VocabFor),
-		"WhileLoop":          reflect.ValueOf(llama.WhileLoop),
+		"DefaultLoadOptions":   reflect.ValueOf(llama.DefaultLoadOptions),
+		"DefaultPath":          reflect.ValueOf(llama.DefaultPath),
+		"DefaultPrefillBudget": reflect.ValueOf(llama.DefaultPrefillBudget),
+		"ErrBatcherClosed":     reflect.ValueOf(&llama.ErrBatcherClosed).Elem(),
+		"Evaluator":            reflect.ValueOf(llama.Evaluator),
+		"FromGGUF":             reflect.ValueOf(llama.FromGGUF),
+		"FromGGUFWith":         reflect.ValueOf(llama.FromGGUFWith),
+		"Fuse":                 reflect.ValueOf(llama.Fuse),
+		"GoLoop":               reflect.ValueOf(llama.GoLoop),
+		"Load":                 reflect.ValueOf(llama.Load),
+		"LoadWith":             reflect.ValueOf(llama.LoadWith),
+		"Native":               reflect.ValueOf(llama.Native),
+		"NewPrefixCache":       reflect.ValueOf(llama.NewPrefixCache),
+		"VocabFor":             reflect.ValueOf(llama.VocabFor),
+		"WhileLoop":            reflect.ValueOf(llama.WhileLoop),
 
 		// type definitions
 		"BatchOptions": reflect.ValueOf((*llama.BatchOptions)(nil)),
@@ -39,6 +40,7 @@ func init() {
 		"Options":      reflect.ValueOf((*llama.Options)(nil)),
 		"PrefixCache":  reflect.ValueOf((*llama.PrefixCache)(nil)),
 		"PrefixStats":  reflect.ValueOf((*llama.PrefixStats)(nil)),
+		"Request":      reflect.ValueOf((*llama.Request)(nil)),
 		"Result":       reflect.ValueOf((*llama.Result)(nil)),
 		"Token":        reflect.ValueOf((*llama.Token)(nil)),
 	}

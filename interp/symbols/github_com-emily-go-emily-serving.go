@@ -29,29 +29,32 @@ func init() {
 		"RunSerial":         reflect.ValueOf(serving.RunSerial),
 
 		// type definitions
-		"APIError":        reflect.ValueOf((*serving.APIError)(nil)),
-		"BatchGenerator":  reflect.ValueOf((*serving.BatchGenerator)(nil)),
-		"BatchOptions":    reflect.ValueOf((*serving.BatchOptions)(nil)),
-		"Embedder":        reflect.ValueOf((*serving.Embedder)(nil)),
-		"GenerateOptions": reflect.ValueOf((*serving.GenerateOptions)(nil)),
-		"GenerateResult":  reflect.ValueOf((*serving.GenerateResult)(nil)),
-		"Generator":       reflect.ValueOf((*serving.Generator)(nil)),
-		"HTTPLimits":      reflect.ValueOf((*serving.HTTPLimits)(nil)),
-		"Job":             reflect.ValueOf((*serving.Job)(nil)),
-		"Message":         reflect.ValueOf((*serving.Message)(nil)),
-		"Metrics":         reflect.ValueOf((*serving.Metrics)(nil)),
-		"Options":         reflect.ValueOf((*serving.Options)(nil)),
-		"Queue":           reflect.ValueOf((*serving.Queue)(nil)),
-		"QueueFullError":  reflect.ValueOf((*serving.QueueFullError)(nil)),
-		"QueueOptions":    reflect.ValueOf((*serving.QueueOptions)(nil)),
-		"Server":          reflect.ValueOf((*serving.Server)(nil)),
-		"Token":           reflect.ValueOf((*serving.Token)(nil)),
-		"TokenLogprob":    reflect.ValueOf((*serving.TokenLogprob)(nil)),
+		"APIError":         reflect.ValueOf((*serving.APIError)(nil)),
+		"BatchGenerator":   reflect.ValueOf((*serving.BatchGenerator)(nil)),
+		"BatchOptions":     reflect.ValueOf((*serving.BatchOptions)(nil)),
+		"ChoiceRequest":    reflect.ValueOf((*serving.ChoiceRequest)(nil)),
+		"ChoicesGenerator": reflect.ValueOf((*serving.ChoicesGenerator)(nil)),
+		"Embedder":         reflect.ValueOf((*serving.Embedder)(nil)),
+		"GenerateOptions":  reflect.ValueOf((*serving.GenerateOptions)(nil)),
+		"GenerateResult":   reflect.ValueOf((*serving.GenerateResult)(nil)),
+		"Generator":        reflect.ValueOf((*serving.Generator)(nil)),
+		"HTTPLimits":       reflect.ValueOf((*serving.HTTPLimits)(nil)),
+		"Job":              reflect.ValueOf((*serving.Job)(nil)),
+		"Message":          reflect.ValueOf((*serving.Message)(nil)),
+		"Metrics":          reflect.ValueOf((*serving.Metrics)(nil)),
+		"Options":          reflect.ValueOf((*serving.Options)(nil)),
+		"Queue":            reflect.ValueOf((*serving.Queue)(nil)),
+		"QueueFullError":   reflect.ValueOf((*serving.QueueFullError)(nil)),
+		"QueueOptions":     reflect.ValueOf((*serving.QueueOptions)(nil)),
+		"Server":           reflect.ValueOf((*serving.Server)(nil)),
+		"Token":            reflect.ValueOf((*serving.Token)(nil)),
+		"TokenLogprob":     reflect.ValueOf((*serving.TokenLogprob)(nil)),
 
 		// interface wrapper definitions
-		"_BatchGenerator": reflect.ValueOf((*_github_com_emily_go_emily_serving_BatchGenerator)(nil)),
-		"_Embedder":       reflect.ValueOf((*_github_com_emily_go_emily_serving_Embedder)(nil)),
-		"_Generator":      reflect.ValueOf((*_github_com_emily_go_emily_serving_Generator)(nil)),
+		"_BatchGenerator":   reflect.ValueOf((*_github_com_emily_go_emily_serving_BatchGenerator)(nil)),
+		"_ChoicesGenerator": reflect.ValueOf((*_github_com_emily_go_emily_serving_ChoicesGenerator)(nil)),
+		"_Embedder":         reflect.ValueOf((*_github_com_emily_go_emily_serving_Embedder)(nil)),
+		"_Generator":        reflect.ValueOf((*_github_com_emily_go_emily_serving_Generator)(nil)),
 	}
 }
 
@@ -86,6 +89,44 @@ func (W _github_com_emily_go_emily_serving_BatchGenerator) MaxConcurrent() int {
 	return W.WMaxConcurrent()
 }
 func (W _github_com_emily_go_emily_serving_BatchGenerator) VocabSize() int {
+	return W.WVocabSize()
+}
+
+// _github_com_emily_go_emily_serving_ChoicesGenerator is an interface wrapper for ChoicesGenerator type
+type _github_com_emily_go_emily_serving_ChoicesGenerator struct {
+	IValue           interface{}
+	WContextLength   func() int
+	WDecode          func(ids []int) string
+	WEncode          func(text string) []int
+	WEncodeChat      func(msgs []serving.Message) ([]int, error)
+	WGenerate        func(ctx context.Context, prompt []int, o serving.GenerateOptions, emit func(serving.Token) error) (serving.GenerateResult, error)
+	WGenerateChoices func(ctx context.Context, reqs []serving.ChoiceRequest, emit func(i int, t serving.Token) error, done func(i int, res serving.GenerateResult, err error)) error
+	WMaxConcurrent   func() int
+	WVocabSize       func() int
+}
+
+func (W _github_com_emily_go_emily_serving_ChoicesGenerator) ContextLength() int {
+	return W.WContextLength()
+}
+func (W _github_com_emily_go_emily_serving_ChoicesGenerator) Decode(ids []int) string {
+	return W.WDecode(ids)
+}
+func (W _github_com_emily_go_emily_serving_ChoicesGenerator) Encode(text string) []int {
+	return W.WEncode(text)
+}
+func (W _github_com_emily_go_emily_serving_ChoicesGenerator) EncodeChat(msgs []serving.Message) ([]int, error) {
+	return W.WEncodeChat(msgs)
+}
+func (W _github_com_emily_go_emily_serving_ChoicesGenerator) Generate(ctx context.Context, prompt []int, o serving.GenerateOptions, emit func(serving.Token) error) (serving.GenerateResult, error) {
+	return W.WGenerate(ctx, prompt, o, emit)
+}
+func (W _github_com_emily_go_emily_serving_ChoicesGenerator) GenerateChoices(ctx context.Context, reqs []serving.ChoiceRequest, emit func(i int, t serving.Token) error, done func(i int, res serving.GenerateResult, err error)) error {
+	return W.WGenerateChoices(ctx, reqs, emit, done)
+}
+func (W _github_com_emily_go_emily_serving_ChoicesGenerator) MaxConcurrent() int {
+	return W.WMaxConcurrent()
+}
+func (W _github_com_emily_go_emily_serving_ChoicesGenerator) VocabSize() int {
 	return W.WVocabSize()
 }
 

@@ -159,19 +159,26 @@ type LoadOptions struct {
 	// FloatRows > 0 keeps, beside each weight kept quantized, a float32
 	// copy for products of at least FloatRows rows (prefill chunks, wide
 	// batches): one float matmul (cuBLAS on a GPU) in place of
-	// QuantizedMatmul, whose kernels are built for a few rows, as
-	// llama.cpp dequantizes for batches over 32. It costs the float32
-	// weights' memory (4 bytes a parameter). 0: never.
-	// $EMILY_LLM_FLOAT_ROWS sets DefaultLoadOptions' value.
+	// QuantizedMatmul, as llama.cpp dequantizes for batches over 32.
+	// MLX's CUDA QuantizedMatmul with float32 activations runs its naive
+	// kernel from 8 rows on (its vector kernel below), which made a
+	// 32-row decode step of SmolLM2 on an H200 twice as slow as the
+	// float product (BENCHMARKS.md). It costs the float32 weights' memory
+	// (4 bytes a parameter). 0: never. DefaultLoadOptions sets 8 on a
+	// GPU; $EMILY_LLM_FLOAT_ROWS overrides it (0 turns it off).
 	FloatRows int
 }
 
 // DefaultLoadOptions are Load's: dequantized on the CPU, where MLX's
 // quantized kernels are scalar code and OpenBLAS's float matmul is
 // faster (measured on SmolLM2: BENCHMARKS.md, TestDecodeSpeed), quantized
-// on a GPU, where memory bandwidth decides.
+// on a GPU, where memory bandwidth decides, with float copies for
+// products of 8 rows or more (FloatRows).
 func DefaultLoadOptions() LoadOptions {
 	o := LoadOptions{Dequantize: emily.DefaultDevice() == "cpu"}
+	if !o.Dequantize {
+		o.FloatRows = 8
+	}
 	if v := os.Getenv("EMILY_LLM_FLOAT_ROWS"); v != "" {
 		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
 			o.FloatRows = n
