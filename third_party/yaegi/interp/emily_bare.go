@@ -98,19 +98,62 @@ func genBareAny(n *node) func(*frame) reflect.Value {
 // delete, an any variable), so that m[Color(1)] finds the key that
 // map[any]int{Color(1): 1} stored. (Such a key read back by range is the
 // bare value, as before patch 112.)
+//
+// emily patch 115: the same for a value of a session type with methods.
+// A literal's key was converted to the map's interface key type, a
+// valueInterface whose reflect.Value fields differ for every boxing, and
+// an index or an assignment used the bare value: map[any]int{M(3): 1}
+// then had m[M(3)] == 0, and no two boxings of M(3) were one key. All of
+// them are now the bare value; range gives it back without M's methods,
+// which warnBareKey says at the key.
 func mapKey(key *node, kt *itype, value func(*frame) reflect.Value) func(*frame) reflect.Value {
 	if kt == nil || !isInterface(kt) {
 		return value
 	}
 	warnBareKey(key, kt)
-	return bareOf(value)
+	return bareKeyOf(value)
+}
+
+// bareKeyOf returns value with every valueInterface (a value of a
+// session type in an interface) made its bare value: the one form of a
+// map key of an interface type.
+func bareKeyOf(value func(*frame) reflect.Value) func(*frame) reflect.Value {
+	return func(f *frame) reflect.Value {
+		v := value(f)
+		if !v.IsValid() {
+			return v
+		}
+		w := v
+		if w.Kind() == reflect.Interface && !w.IsNil() {
+			w = w.Elem()
+		}
+		if w.IsValid() && w.Type() == valueInterfaceType {
+			if vi := w.Interface().(valueInterface); vi.node != nil && vi.value.IsValid() {
+				b := vi.value
+				for b.Kind() == reflect.Interface && !b.IsNil() {
+					b = b.Elem()
+				}
+				if v.Kind() != reflect.Interface {
+					return b
+				}
+				r := reflect.New(v.Type()).Elem()
+				r.Set(b)
+				return r
+			}
+		}
+		return v
+	}
 }
 
 // warnBareKey reports, through Options.OnLossyCall, a key of a type
 // bareLosesType names used in a map with an interface key type: held
 // bare there, Color(1) is one key with the plain 1, without a sign.
 func warnBareKey(key *node, kt *itype) {
-	if key == nil || key.interp == nil || kt == nil || !isInterface(kt) || !bareLosesType(key.typ) {
+	if key == nil || key.interp == nil || kt == nil || !isInterface(kt) {
+		return
+	}
+	methods := !bareLosesType(key.typ) && key.typ != nil && !isInterface(key.typ) && len(key.typ.method) > 0 && sessionNamed(key.typ)
+	if !bareLosesType(key.typ) && !methods {
 		return
 	}
 	h := key.interp.opt.onLossyCall
@@ -122,6 +165,10 @@ func warnBareKey(key *node, kt *itype) {
 	}
 	key.interp.bareKeyWarned[key.pos] = true
 	name, under := lossyTypeName(key.typ), underlying(key.typ).TypeOf().String()
+	if methods {
+		h(key.interp.fset.Position(key.pos), fmt.Sprintf("map key: as a key of a map with an interface key type a %s is held as its bare %s: lookups find it, but range gives the %s back without %s's methods (its String is not called when the map is printed); key the map by %s itself (map[%s]…)%s", name, under, under, name, name, name, lossyHelp))
+		return
+	}
 	h(key.interp.fset.Position(key.pos), fmt.Sprintf("map key: %s has no methods, so as a key of a map with an interface key type a %s is its bare %s: a %s and a plain %s of the same value are one key; key the map by %s itself (map[%s]…)%s", name, name, under, name, under, name, name, lossyHelp))
 }
 

@@ -120,6 +120,8 @@ func (c Code) Error() string { return fmt.Sprintf("code %d", c) }`)
 		{`m1 := map[any]int{Plain(1): 1}; fmt.Sprint(len(m1))`, "map key: Plain has no methods"},
 		{`m2 := map[any]int{}; n2 := m2[Plain(1)]; fmt.Sprint(n2)`, "a Plain and a plain int of the same value are one key"},
 		{`m := map[any]bool{}; k := Plain(2); m[k] = true`, "key the map by Plain itself"},
+		// Patch 115: a key of a type with methods is bare there too.
+		{`m5 := map[any]int{Celsius(1): 1}; fmt.Sprint(len(m5))`, "without Celsius's methods"},
 		{`slog.Info("m", "p", P{"x", 1})`, "unexported field age of P as Xage"}, // the text handler's %+v
 		{`slog.Any("c", Celsius(1))`, "slog.Any gets Celsius without Celsius.String"},
 		{`slog.Default().Info("m", "c", Celsius(1))`, "slog.Logger.Info gets Celsius without Celsius.String"},
