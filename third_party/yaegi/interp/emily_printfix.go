@@ -264,6 +264,11 @@ func (p printFix) fix(v reflect.Value, t *itype, f *frame, depth int) (reflect.V
 		return r, true
 	case t != nil && sessionTyped(t):
 		return p.decide(v, t, f, depth)
+	case t == nil && v.Kind() == reflect.Struct:
+		// A session struct held bare in an interface (patch 116).
+		if st := sessionStructOf(v.Type()); st != nil {
+			return p.decide(v, st, f, depth)
+		}
 	}
 	return p.walk(v, t, f, depth)
 }

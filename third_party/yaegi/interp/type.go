@@ -2341,6 +2341,7 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		}
 		fieldFix := []fixStructField{} // Slice of field indices to fix for recursivity.
 		t.rtype = reflectStructOf(fields)
+		registerSessionStruct(t, t.rtype) // emily patch 116
 		if ctx.isComplete() {
 			for _, s := range ctx.defined {
 				for i := 0; i < s.rtype.NumField(); i++ {
