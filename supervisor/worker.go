@@ -304,13 +304,28 @@ func (o *output) flushLocked() {
 	}
 }
 
+// IgnoreInterrupts keeps SIGINT from ending this process. It catches
+// the signal and drops it, not signal.Ignore: an ignored signal stays
+// ignored in the commands the session starts (exec keeps SIG_IGN), so a
+// cell's `exec.Command("sleep", "60").Run()` outlived both the
+// terminal's Ctrl-C and the session's SIGINT on an interrupt, until the
+// SIGKILL 3 s later; a caught one is reset to its default in them.
+func IgnoreInterrupts() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGINT)
+	go func() {
+		for range ch {
+		}
+	}()
+}
+
 // WorkerMain is the body of a worker process (`emily-repl
 // session-worker`): a session served on fds 3 and 4. It returns the exit
 // code.
 func WorkerMain() int {
 	// The front end handles Ctrl-C and sends an interrupt request; the
 	// terminal's SIGINT reaches this process too and must not end it.
-	signal.Ignore(os.Interrupt, syscall.SIGINT)
+	IgnoreInterrupts()
 	// Unbounded recursion is fatal whatever the limit; a quarter of Go's
 	// default 1 GB reaches that end four times sooner (it took 7 s).
 	debug.SetMaxStack(256 << 20)

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"syscall"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/emily-go/emily/interp"
 	"github.com/emily-go/emily/interp/cell"
 	"github.com/emily-go/emily/kernel"
+	"github.com/emily-go/emily/supervisor"
 )
 
 // kernelExecutor runs cells for the Jupyter kernel in the (supervised)
@@ -73,7 +73,7 @@ func runKernel(args []string, stderr io.Writer) int {
 	}
 	// Interrupts arrive as interrupt_request messages (interrupt_mode
 	// "message"); a stray SIGINT from a terminal must not kill the kernel.
-	signal.Ignore(os.Interrupt, syscall.SIGINT)
+	supervisor.IgnoreInterrupts() // caught, not ignored: its commands get SIGINT's default
 	session, err := newCellSession(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "emily-repl kernel:", err)
