@@ -127,6 +127,34 @@ def test_interrupt_stops_a_runaway_cell_and_the_session_survives():
         km.shutdown_kernel(now=True)
 
 
+def test_interrupt_stops_the_cells_command():
+    """The notebook's stop button ends a command the cell waits for (it ran
+    on, unseen, after the cell was abandoned), at once: the kernel catches
+    SIGINT rather than ignoring it, so its commands do not inherit SIG_IGN."""
+    import subprocess
+    km, client = start_new_kernel(kernel_name="emily", startup_timeout=TIMEOUT)
+    try:
+        run(client, 'import "os/exec"')
+        msg_id = client.execute('exec.Command("sleep", "91.25").Run()')
+        deadline = time.time() + 20
+        while subprocess.run(["pgrep", "-f", "sleep 91.25"], capture_output=True).returncode != 0:
+            assert time.time() < deadline, "the command never started"
+            time.sleep(0.1)
+        start = time.time()
+        km.interrupt_kernel()
+        reply = client.get_shell_msg(timeout=TIMEOUT)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = client.get_shell_msg(timeout=TIMEOUT)
+        assert time.time() - start < 2.5, "the interrupt waited for the SIGKILL"
+        assert subprocess.run(["pgrep", "-f", "sleep 91.25"], capture_output=True).returncode != 0, "the command still runs"
+        content, _ = run(client, "1 + 1")
+        assert content["status"] == "ok"
+    finally:
+        subprocess.run(["pkill", "-f", "sleep 91.25"])
+        client.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
 def test_a_cell_is_a_go_file_and_errors_name_the_cell(kc):
     # Declarations in any order, an import used in its own cell, package
     # main accepted, main an ordinary function.
