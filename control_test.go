@@ -3,6 +3,7 @@ package emily_test
 import (
 	"errors"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -363,8 +364,13 @@ func TestWhileMemoryFollowsStateNotTrips(t *testing.T) {
 
 // TestWhileFuseCompilesBodyOnce: under fuse the loop stays on the host
 // and its body is compiled by MLX once, then reused every iteration and
-// every call.
+// every call. Once per OS thread: MLX's compile cache is per thread, so a
+// goroutine that moves to another thread between calls compiles it there
+// once more (a fresh clone's run under load saw 2); the test holds its
+// thread.
 func TestWhileFuseCompilesBodyOnce(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	f := emily.Jit(countdown, emily.WithFuse(true)).(fn2)
 	x := emily.Zeros(16)
 	before := mlxbind.FusedTraces()

@@ -123,7 +123,7 @@ func rebuildFrom(v reflect.Value, leaves []*Tensor) reflect.Value {
 
 // callTree is the body of a jitted function of trees.
 func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
-	res, outT, inline := j.callTreeLeaves(args)
+	res, outT, inline, _ := j.callTreeLeaves(args, false)
 	if inline != nil {
 		return inline
 	}
@@ -145,29 +145,57 @@ func (j *Jitted) callTree(args []reflect.Value) []reflect.Value {
 // and the walk that would flatten the copy again. It panics as the
 // function that Func returns does.
 func (j *Jitted) CallLeaves(args ...any) []*Tensor {
+	res, _ := j.callLeaves("CallLeaves", false, args)
+	return res
+}
+
+// CallLeavesInPlace is CallLeaves where the first result replaces the
+// first argument in place, as MLX Python's mx.compile(..., inputs=state,
+// outputs=state) updates its state: each leaf tensor of the first argument
+// takes the value of the first result's leaf in the same place, and is
+// itself returned as that leaf. Its old value is then held by nothing of
+// Emily's while the call runs, so MLX can write the update into its
+// buffer: a training step updates the model and the optimizer state
+// without a second copy of them (optim.TrainStep). A graph built on an old
+// value before the call still holds it and still sees it; the tensor
+// itself shows the new value afterwards, as a PyTorch parameter does after
+// optimizer.step(). The first result must have the first argument's tree
+// shape, leaf for leaf in shape and dtype. inPlace reports whether it
+// happened: the first call of a signature (which traces it), the evaluator
+// lane, a call inside an outer trace, and a first argument whose leaves
+// repeat a tensor return new tensors as CallLeaves does, and the caller
+// writes them back itself.
+func (j *Jitted) CallLeavesInPlace(args ...any) (res []*Tensor, inPlace bool) {
+	return j.callLeaves("CallLeavesInPlace", true, args)
+}
+
+func (j *Jitted) callLeaves(op string, inPlace bool, args []any) ([]*Tensor, bool) {
 	t := j.fn.Type()
 	if !j.tree || len(args) != t.NumIn() {
-		panic(&Error{Op: "Jit", Err: fmt.Errorf("%s: CallLeaves takes the %d argument(s) of a function of trees, got %d", j.name, t.NumIn(), len(args)),
+		panic(&Error{Op: "Jit", Err: fmt.Errorf("%s: %s takes the %d argument(s) of a function of trees, got %d", j.name, op, t.NumIn(), len(args)),
 			Hint: "call the function that Func returns"})
 	}
 	in := make([]reflect.Value, len(args))
 	for i, a := range args {
 		in[i] = asType(reflect.ValueOf(a), t.In(i))
 	}
-	res, _, inline := j.callTreeLeaves(in)
+	res, _, inline, done := j.callTreeLeaves(in, inPlace)
 	if inline != nil { // inside an outer trace: the body ran inline
 		for _, r := range inline {
 			res = append(res, treeLeavesOf(r)...)
 		}
 	}
-	return res
+	return res, done
 }
 
 // callTreeLeaves runs the program for args and returns the results'
 // leaves and the result templates; inside an outer trace it runs the body
 // inline and returns its results as inline instead.
-func (j *Jitted) callTreeLeaves(args []reflect.Value) (res []*Tensor, outT []reflect.Value, inline []reflect.Value) {
+// With inPlace the first result's leaves replace the first argument's
+// where they can (CallLeavesInPlace); done says whether they did.
+func (j *Jitted) callTreeLeaves(args []reflect.Value, inPlace bool) (res []*Tensor, outT []reflect.Value, inline []reflect.Value, done bool) {
 	var flat []*Tensor
+	nFirst := 0 // the first argument's leaves
 	var sig strings.Builder
 	// The last signature's length: the builder grows once, not a few
 	// times a call.
@@ -177,10 +205,13 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value) (res []*Tensor, outT []ref
 		for _, t := range ls {
 			if t.node != nil {
 				// Called while tracing an outer function: inline.
-				return nil, nil, j.fn.Call(args)
+				return nil, nil, j.fn.Call(args), false
 			}
 		}
 		flat = append(flat, ls...)
+		if i == 0 {
+			nFirst = len(ls)
+		}
 		writeInt(&sig, int64(i), 10)
 		sig.WriteByte(':')
 		writeSignature(&sig, a, map[ptrKey]bool{})
@@ -206,7 +237,19 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value) (res []*Tensor, outT []ref
 	if cs, ok := currentStream(); ok {
 		chosen = &cs
 	}
-	outs, used, err := j.cf.CallStatic(chosen, static, arrays)
+	n := 0
+	if inPlace {
+		// Only once a trace has shown the first result's tree: its leaves
+		// must pair with the first argument's (the replay checks each
+		// pair's shape and dtype).
+		tm.mu.Lock()
+		traced := tm.out
+		tm.mu.Unlock()
+		if len(traced) > 0 && len(treeLeavesOf(traced[0])) == nFirst && distinctArrays(arrays, nFirst) {
+			n = nFirst
+		}
+	}
+	outs, used, done, err := j.cf.CallStaticInPlace(chosen, static, arrays, n)
 	if err != nil {
 		var shapes []string
 		for _, t := range flat {
@@ -220,6 +263,11 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value) (res []*Tensor, outT []ref
 	}
 	res = make([]*Tensor, len(outs))
 	for i, o := range outs {
+		if done && i < n { // the argument's own tensor, now the result
+			res[i] = flat[i]
+			res[i].stream = s
+			continue
+		}
 		res[i] = &Tensor{arr: o, stream: s}
 		if !slices.Contains(arrays, o) { // an input passed through is not new
 			track(res[i])
@@ -228,7 +276,23 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value) (res []*Tensor, outT []ref
 	tm.mu.Lock()
 	outT = tm.out
 	tm.mu.Unlock()
-	return res, outT, nil
+	return res, outT, nil, done
+}
+
+// distinctArrays reports whether the first n arrays are distinct and no
+// later one repeats them: an array updated in place must be no other
+// argument's.
+func distinctArrays(arrays []*mlxbind.Array, n int) bool {
+	seen := make(map[*mlxbind.Array]bool, n)
+	for i, a := range arrays {
+		if seen[a] {
+			return false
+		}
+		if i < n {
+			seen[a] = true
+		}
+	}
+	return true
 }
 
 // traceTree traces the function for one static signature: the symbolic

@@ -214,6 +214,17 @@ func (f *Function) CallOn(s *mlxbind.Stream, inputs []*mlxbind.Array) ([]*mlxbin
 
 // CallStatic is CallOn with the static part of the signature (NewStatic).
 func (f *Function) CallStatic(s *mlxbind.Stream, static string, inputs []*mlxbind.Array) ([]*mlxbind.Array, mlxbind.Stream, error) {
+	outs, stream, _, err := f.CallStaticInPlace(s, static, inputs, 0)
+	return outs, stream, err
+}
+
+// CallStaticInPlace is CallStatic where, in the native and fuse lanes, the
+// first inPlace outputs replace the first inPlace inputs in place
+// (mlxbind.Program.RunInPlace: the input arrays take the outputs' values
+// and are the first results, so MLX can reuse their buffers). inPlaceDone
+// says whether it did; the evaluator lane returns new arrays as
+// CallStatic does.
+func (f *Function) CallStaticInPlace(s *mlxbind.Stream, static string, inputs []*mlxbind.Array, inPlace int) (outs []*mlxbind.Array, stream mlxbind.Stream, inPlaceDone bool, err error) {
 	var start time.Time
 	listening := Listening()
 	if listening {
@@ -221,12 +232,11 @@ func (f *Function) CallStatic(s *mlxbind.Stream, static string, inputs []*mlxbin
 	}
 	st, err := f.settings()
 	if err != nil {
-		return nil, mlxbind.Stream{}, err
+		return nil, mlxbind.Stream{}, false, err
 	}
 	if s != nil && st.stream == nil {
 		st.stream, st.device = s, s.Device()
 	}
-	var stream mlxbind.Stream
 	switch {
 	case st.stream != nil:
 		stream = *st.stream
@@ -234,19 +244,18 @@ func (f *Function) CallStatic(s *mlxbind.Stream, static string, inputs []*mlxbin
 		pool := f.pool(st.device)
 		stream, err = pool.acquire(st.maxConc)
 		if err != nil {
-			return nil, stream, fmt.Errorf("%s: %w", f.name, err)
+			return nil, stream, false, fmt.Errorf("%s: %w", f.name, err)
 		}
 		defer pool.release(stream)
 	default:
 		if stream, err = mlxbind.DefaultStream(st.device); err != nil {
-			return nil, stream, err
+			return nil, stream, false, err
 		}
 	}
 	e, err := f.lookup(st, static, inputs, stream)
 	if err != nil {
-		return nil, stream, err
+		return nil, stream, false, err
 	}
-	var outs []*mlxbind.Array
 	switch e.lane {
 	case LaneNative, LaneFuse:
 		if e.lane == LaneFuse {
@@ -254,13 +263,14 @@ func (f *Function) CallStatic(s *mlxbind.Stream, static string, inputs []*mlxbin
 		} else {
 			f.nativeCalls.Add(1)
 		}
-		outs, err = e.native.RunWith(stream, inputs, e.lane == LaneFuse, st.async)
+		outs, err = e.native.RunInPlace(stream, inputs, e.lane == LaneFuse, st.async, inPlace)
+		inPlaceDone = inPlace > 0 && err == nil
 		if err != nil {
 			err = fmt.Errorf("%s: %w", f.name, err)
 		}
 	default:
 		if e.lowerErr != nil && st.fallback == FallbackRaise {
-			return nil, stream, fmt.Errorf("%s: %w", f.name, e.lowerErr)
+			return nil, stream, false, fmt.Errorf("%s: %w", f.name, e.lowerErr)
 		}
 		f.evalCalls.Add(1)
 		var dbg *debugger
@@ -273,7 +283,7 @@ func (f *Function) CallStatic(s *mlxbind.Stream, static string, inputs []*mlxbin
 		emit(Event{Kind: EventRun, Function: f.name, Source: f, Signature: e.key, Lane: e.lane,
 			Device: e.device.String(), Duration: time.Since(start)})
 	}
-	return outs, stream, err
+	return outs, stream, inPlaceDone, err
 }
 
 // Program returns the lowered program for inputs' signature in the current

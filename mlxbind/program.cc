@@ -8,7 +8,11 @@
 #include <optional>
 #include <sstream>
 
+#include <cstdlib>
+#include <fstream>
+
 #include "mlx/compile_impl.h"
+#include "mlx/graph_utils.h"
 #include "program.hpp"
 #include "shim_internal.hpp"
 
@@ -74,6 +78,7 @@ struct emily_program_s {
   // Fused replays by stream; mutable: a body program (const, shared by its
   // region) fills it on its first fused call.
   mutable std::map<int, emily::Fused> fused;
+  mutable int replays = 0;  // counted by dump_graph only with EMILY_MLX_DOT set
   // host_driven: a region instruction here, or in a body at any depth, is
   // of a host-driven kind; the program is then never compiled whole.
   bool host_driven = false;
@@ -211,6 +216,22 @@ struct emily_program_s {
 
 namespace emily {
 namespace {
+
+// dump_graph writes the MLX graph a replay built (after mlx::core::compile's
+// fusion in the fuse lane) as Graphviz, once per program, to
+// $EMILY_MLX_DOT.<n>.dot: the diagnostic that compares a program's
+// primitives with the same function's in MLX Python (mx.export_to_dot of a
+// compiled function's outputs; BENCHMARKS.md). Before the eval, which
+// detaches the graph. The third replay's: the first ones' inputs may still
+// be unevaluated (an optimizer's zero state), and the walk would show
+// their graphs too. Off unless the variable is set.
+std::atomic<int> dumped_graphs{0};
+void dump_graph(const emily_program_s* p, const std::vector<mx::array>& result) {
+  static const char* base = std::getenv("EMILY_MLX_DOT");
+  if (base == nullptr || *base == 0 || ++p->replays != 3) return;
+  std::ofstream out(std::string(base) + "." + std::to_string(dumped_graphs.fetch_add(1)) + ".dot");
+  mx::export_to_dot(out, result);
+}
 
 // check_ref validates an operand ref against what exists before the
 // current instruction and returns it with an instruction result turned
@@ -569,13 +590,19 @@ void emily_program_free(emily_program p) {
 }
 
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
-                      emily_array* outs, int stream, int flags,
+                      emily_array* outs, int stream, int flags, int n_inplace,
                       size_t* active_memory, char** err) {
   const int fuse = flags & EMILY_RUN_FUSE;
   return emily::guarded(err, [&] {
     if (n_inputs != p->n_inputs) {
       throw std::invalid_argument("program takes " + std::to_string(p->n_inputs) +
                                   " inputs, got " + std::to_string(n_inputs));
+    }
+    if (n_inplace < 0 || n_inplace > n_inputs ||
+        n_inplace > static_cast<int>(p->outputs.size())) {
+      throw std::invalid_argument("in-place count " + std::to_string(n_inplace) + " out of range (" +
+                                  std::to_string(n_inputs) + " inputs, " +
+                                  std::to_string(p->outputs.size()) + " outputs)");
     }
     mx::Stream s = emily::stream_at(stream);
     std::vector<mx::array> in;
@@ -596,6 +623,21 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
     // its next call while this one computes (a decode loop issues step
     // n+1 before it reads token n); reading a result waits for it.
     auto t1 = std::chrono::steady_clock::now();
+    emily::dump_graph(p, result);
+    if (n_inplace > 0) {
+      // Checked before any handle changes, so an error leaves them all.
+      for (int i = 0; i < n_inplace; ++i) {
+        const mx::array& old = inputs[i]->a;
+        if (old.shape() != result[i].shape() || old.dtype() != result[i].dtype()) {
+          throw std::invalid_argument("in-place output " + std::to_string(i) +
+                                      " does not match its input's shape and dtype");
+        }
+      }
+      // Drop every reference the call holds to the old arrays: only the
+      // graph keeps them now.
+      in.clear();
+      for (int i = 0; i < n_inplace; ++i) inputs[i]->a = result[i];
+    }
     if (flags & EMILY_RUN_ASYNC) {
       mx::async_eval(result);
     } else {
@@ -604,7 +646,9 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
     auto t2 = std::chrono::steady_clock::now();
     emily::run_build_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
     emily::run_eval_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t2 - t1).count();
-    for (size_t i = 0; i < result.size(); ++i) outs[i] = emily::wrap(std::move(result[i]));
+    for (size_t i = 0; i < result.size(); ++i) {
+      outs[i] = static_cast<int>(i) < n_inplace ? nullptr : emily::wrap(std::move(result[i]));
+    }
     *active_memory = mx::get_active_memory();
   });
 }

@@ -79,6 +79,19 @@ func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
 // async_eval) and returns at once: reading a result, or evaluating it,
 // waits for it.
 func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array, error) {
+	return p.RunInPlace(s, inputs, fuse, async, 0)
+}
+
+// RunInPlace is RunWith where the first inPlace outputs replace the first
+// inPlace inputs: those input Arrays take the outputs' values and are the
+// first inPlace results. The old values are then held only by the graph
+// (and by any graph the caller built on them), so MLX can write the
+// update into their buffers, as it does for MLX Python's
+// mx.compile(..., inputs=state, outputs=state): no second copy of the
+// state during the step. Each pair must match in shape and dtype, and the
+// first inPlace inputs must be distinct arrays that no later input
+// repeats.
+func (p *Program) RunInPlace(s Stream, inputs []*Array, fuse, async bool, inPlace int) ([]*Array, error) {
 	if p.freed.Load() {
 		return nil, fmt.Errorf("mlxbind: program was freed")
 	}
@@ -98,13 +111,26 @@ func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array
 		f |= C.EMILY_RUN_ASYNC
 	}
 	var active C.size_t
-	status := C.emily_program_run(h, first, C.int(len(hs)), &outs[0], s.index, f, &active, &msg)
+	if inPlace > 0 {
+		seen := make(map[C.emily_array]bool, inPlace)
+		for i, h := range hs {
+			if seen[h] {
+				return nil, fmt.Errorf("mlxbind: replay in place: input %d repeats one of the first %d", i, inPlace)
+			}
+			if i < inPlace {
+				seen[h] = true
+			}
+		}
+	}
+	status := C.emily_program_run(h, first, C.int(len(hs)), &outs[0], s.index, f, C.int(inPlace), &active, &msg)
 	runtime.KeepAlive(inputs)
 	runtime.KeepAlive(p)
 	if err := takeError(status, msg, "program run"); err != nil {
 		return nil, fmt.Errorf("mlxbind: replay: %w", err)
 	}
-	result := newArrays(outs)
+	result := make([]*Array, len(outs))
+	copy(result, inputs[:inPlace])
+	copy(result[inPlace:], newArrays(outs[inPlace:]))
 	relieveMemoryPressure(uint64(active))
 	return result, nil
 }

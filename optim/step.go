@@ -12,8 +12,15 @@ import (
 // TrainStep is a jitted training step: the forward pass, the backward
 // pass and the optimizer's update are one program per batch signature.
 // The model and the optimizer's state are implicit inputs and outputs,
-// updated in place after each call, as mx.compile(step, inputs=state,
-// outputs=state) does in MLX: the caller passes only the batch.
+// updated in place by each call, as mx.compile(step, inputs=state,
+// outputs=state) does in MLX: the caller passes only the batch. After a
+// signature's first call (which traces it and writes back new tensors),
+// each leaf keeps its *emily.Tensor, which shows the new value, as a
+// PyTorch parameter does after optimizer.step(), and the old values are
+// dropped before the step runs, so that MLX can reuse their memory: a step
+// does not hold two copies of the state. Keep a value across steps with
+// emily.Copy(w).Eval(); a graph built on w before the step keeps the old
+// value too.
 //
 //	step := optim.NewTrainStep(model, opt, loss)
 //	for ... { l := step.Step(x, y) }
@@ -92,15 +99,17 @@ func newTrainStep(op string, model any, opt Optimizer, lossFn any, g *distribute
 }
 
 // Step runs one step on batch and returns the loss (before the update).
-// The model's and the optimizer's leaves are replaced in place.
+// The model's and the optimizer's leaves are updated in place (TrainStep).
 func (s *TrainStep) Step(batch ...*emily.Tensor) *emily.Tensor {
 	// The results' leaves are the new state's (the model's, then the
 	// optimizer's, as the argument flattens), then the loss: written back
 	// straight from the program's outputs, with no rebuilt copy of the
 	// state to flatten again (a step's Go side is per-call host time).
 	st := &trainState{Model: s.Model, Opt: s.Opt}
-	leaves := s.j.CallLeaves(st, batch)
-	emily.SetLeaves(st, leaves[:len(leaves)-1])
+	leaves, inPlace := s.j.CallLeavesInPlace(st, batch)
+	if !inPlace {
+		emily.SetLeaves(st, leaves[:len(leaves)-1])
+	}
 	return leaves[len(leaves)-1]
 }
 
