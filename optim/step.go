@@ -18,9 +18,9 @@ import (
 // each leaf keeps its *emily.Tensor, which shows the new value, as a
 // PyTorch parameter does after optimizer.step(), and the old values are
 // dropped before the step runs, so that MLX can reuse their memory: a step
-// does not hold two copies of the state. Keep a value across steps with
-// emily.Copy(w).Eval(); a graph built on w before the step keeps the old
-// value too.
+// does not hold two copies of the state. A tensor computed from a leaf
+// before a step keeps the old value (MLX reuses only buffers nothing else
+// holds): old := emily.StopGradient(w) is a snapshot.
 //
 //	step := optim.NewTrainStep(model, opt, loss)
 //	for ... { l := step.Step(x, y) }
