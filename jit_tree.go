@@ -162,8 +162,9 @@ func (j *Jitted) CallLeaves(args ...any) []*Tensor {
 // optimizer.step(). The first result must have the first argument's tree
 // shape, leaf for leaf in shape and dtype. inPlace reports whether it
 // happened: the first call of a signature (which traces it), the evaluator
-// lane, a call inside an outer trace, and a first argument whose leaves
-// repeat a tensor return new tensors as CallLeaves does, and the caller
+// lane, a call inside an outer trace, a first argument whose leaves
+// repeat a tensor, and results whose leaves differ from the argument's in
+// shape or dtype return new tensors as CallLeaves does, and the caller
 // writes them back itself.
 func (j *Jitted) CallLeavesInPlace(args ...any) (res []*Tensor, inPlace bool) {
 	return j.callLeaves("CallLeavesInPlace", true, args)
@@ -240,8 +241,8 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value, inPlace bool) (res []*Tens
 	n := 0
 	if inPlace {
 		// Only once a trace has shown the first result's tree: its leaves
-		// must pair with the first argument's (the replay checks each
-		// pair's shape and dtype).
+		// must pair with the first argument's (the replay goes in place
+		// only if each pair's shape and dtype match).
 		tm.mu.Lock()
 		traced := tm.out
 		tm.mu.Unlock()

@@ -299,6 +299,62 @@ func TestJitCallLeaves(t *testing.T) {
 	}
 }
 
+// CallLeavesInPlace updates the first argument's leaves in place from the
+// first result's, after the signature's first call, in the native and
+// fuse lanes; the first call, the evaluator lane, and a result whose
+// leaves differ in shape from the argument's give new tensors instead.
+func TestJitCallLeavesInPlace(t *testing.T) {
+	step := func(s *scaler, xs []*emily.Tensor) (*scaler, *emily.Tensor) {
+		return &scaler{W: emily.Mul(s.W, emily.Scalar(s.Factor)), Factor: s.Factor}, emily.Sum(emily.Add(xs[0], s.W))
+	}
+	for _, lane := range treeLanes {
+		t.Run(lane.name, func(t *testing.T) {
+			j, err := emily.Compile(step, lane.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &scaler{W: f32s(1, 2), Factor: 3}
+			xs := []*emily.Tensor{f32s(1, 1)}
+			w0 := s.W
+			ls, done := j.CallLeavesInPlace(s, xs)
+			if done || ls[0] == w0 {
+				t.Errorf("the first call (the trace) went in place: %v", done)
+			}
+			s.W = ls[0] // [3 6]
+			w := s.W
+			ls, done = j.CallLeavesInPlace(s, xs)
+			wantDone := lane.name != "eval"
+			if done != wantDone || (ls[0] == w) != wantDone {
+				t.Errorf("in place %v (same tensor %v), want %v", done, ls[0] == w, wantDone)
+			}
+			if got := ls[0].ToFloat32s(); !slices.Equal(got, []float32{9, 18}) {
+				t.Errorf("W = %v, want [9 18]", got)
+			}
+			if got := ls[1].ToFloat32s(); !slices.Equal(got, []float32{11}) { // sum([1 1] + [3 6])
+				t.Errorf("loss = %v, want [11]", got)
+			}
+			if done && !slices.Equal(w0.ToFloat32s(), []float32{1, 2}) {
+				t.Errorf("the first W changed: %v", w0.ToFloat32s())
+			}
+		})
+	}
+	// A first result whose leaf is not the argument's shape: never in place.
+	grow, err := emily.Compile(func(s *scaler) *scaler {
+		return &scaler{W: emily.Concatenate([]*emily.Tensor{s.W, s.W}, 0), Factor: s.Factor}
+	}, emily.WithNative(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &scaler{W: f32s(1, 2), Factor: 1}
+	for range 2 {
+		w := s.W
+		ls, done := grow.CallLeavesInPlace(s)
+		if done || ls[0] == w || !slices.Equal(w.ToFloat32s(), []float32{1, 2}) || len(ls[0].ToFloat32s()) != 4 {
+			t.Fatalf("a result of another shape: in place %v, W %v, result %v", done, w.ToFloat32s(), ls[0].ToFloat32s())
+		}
+	}
+}
+
 func TestJitTrees(t *testing.T) {
 	for _, lane := range treeLanes {
 		t.Run(lane.name, func(t *testing.T) {

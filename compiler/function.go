@@ -222,8 +222,8 @@ func (f *Function) CallStatic(s *mlxbind.Stream, static string, inputs []*mlxbin
 // first inPlace outputs replace the first inPlace inputs in place
 // (mlxbind.Program.RunInPlace: the input arrays take the outputs' values
 // and are the first results, so MLX can reuse their buffers). inPlaceDone
-// says whether it did; the evaluator lane returns new arrays as
-// CallStatic does.
+// says whether it did: not in the evaluator lane, nor where a pair's
+// shapes or dtypes differ; then every output is new, as from CallStatic.
 func (f *Function) CallStaticInPlace(s *mlxbind.Stream, static string, inputs []*mlxbind.Array, inPlace int) (outs []*mlxbind.Array, stream mlxbind.Stream, inPlaceDone bool, err error) {
 	var start time.Time
 	listening := Listening()
@@ -263,8 +263,7 @@ func (f *Function) CallStaticInPlace(s *mlxbind.Stream, static string, inputs []
 		} else {
 			f.nativeCalls.Add(1)
 		}
-		outs, err = e.native.RunInPlace(stream, inputs, e.lane == LaneFuse, st.async, inPlace)
-		inPlaceDone = inPlace > 0 && err == nil
+		outs, inPlaceDone, err = e.native.RunInPlace(stream, inputs, e.lane == LaneFuse, st.async, inPlace)
 		if err != nil {
 			err = fmt.Errorf("%s: %w", f.name, err)
 		}

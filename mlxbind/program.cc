@@ -590,10 +590,12 @@ void emily_program_free(emily_program p) {
 }
 
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
-                      emily_array* outs, int stream, int flags, int n_inplace,
+                      emily_array* outs, int stream, int flags, int* inplace,
                       size_t* active_memory, char** err) {
   const int fuse = flags & EMILY_RUN_FUSE;
   return emily::guarded(err, [&] {
+    int n_inplace = inplace == nullptr ? 0 : *inplace;
+    if (inplace != nullptr) *inplace = 0;
     if (n_inputs != p->n_inputs) {
       throw std::invalid_argument("program takes " + std::to_string(p->n_inputs) +
                                   " inputs, got " + std::to_string(n_inputs));
@@ -624,19 +626,18 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
     // n+1 before it reads token n); reading a result waits for it.
     auto t1 = std::chrono::steady_clock::now();
     emily::dump_graph(p, result);
+    // In place only if every pair matches (this signature's results may
+    // differ from the one the caller saw); otherwise none, as a plain run.
+    for (int i = 0; i < n_inplace; ++i) {
+      const mx::array& old = inputs[i]->a;
+      if (old.shape() != result[i].shape() || old.dtype() != result[i].dtype()) n_inplace = 0;
+    }
     if (n_inplace > 0) {
-      // Checked before any handle changes, so an error leaves them all.
-      for (int i = 0; i < n_inplace; ++i) {
-        const mx::array& old = inputs[i]->a;
-        if (old.shape() != result[i].shape() || old.dtype() != result[i].dtype()) {
-          throw std::invalid_argument("in-place output " + std::to_string(i) +
-                                      " does not match its input's shape and dtype");
-        }
-      }
       // Drop every reference the call holds to the old arrays: only the
       // graph keeps them now.
       in.clear();
       for (int i = 0; i < n_inplace; ++i) inputs[i]->a = result[i];
+      *inplace = n_inplace;
     }
     if (flags & EMILY_RUN_ASYNC) {
       mx::async_eval(result);

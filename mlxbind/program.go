@@ -79,7 +79,8 @@ func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
 // async_eval) and returns at once: reading a result, or evaluating it,
 // waits for it.
 func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array, error) {
-	return p.RunInPlace(s, inputs, fuse, async, 0)
+	outs, _, err := p.RunInPlace(s, inputs, fuse, async, 0)
+	return outs, err
 }
 
 // RunInPlace is RunWith where the first inPlace outputs replace the first
@@ -88,17 +89,18 @@ func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array
 // (and by any graph the caller built on them), so MLX can write the
 // update into their buffers, as it does for MLX Python's
 // mx.compile(..., inputs=state, outputs=state): no second copy of the
-// state during the step. Each pair must match in shape and dtype, and the
-// first inPlace inputs must be distinct arrays that no later input
-// repeats.
-func (p *Program) RunInPlace(s Stream, inputs []*Array, fuse, async bool, inPlace int) ([]*Array, error) {
+// state during the step. The first inPlace inputs must be distinct arrays
+// that no later input repeats. It happens only if every pair matches in
+// shape and dtype; done reports whether it did (else every result is
+// new, as from RunWith).
+func (p *Program) RunInPlace(s Stream, inputs []*Array, fuse, async bool, inPlace int) (result []*Array, done bool, err error) {
 	if p.freed.Load() {
-		return nil, fmt.Errorf("mlxbind: program was freed")
+		return nil, false, fmt.Errorf("mlxbind: program was freed")
 	}
 	h := p.h
 	hs, err := handles("program input", inputs)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	first := firstHandle(hs)
 	outs := make([]C.emily_array, p.nOutputs)
@@ -115,24 +117,27 @@ func (p *Program) RunInPlace(s Stream, inputs []*Array, fuse, async bool, inPlac
 		seen := make(map[C.emily_array]bool, inPlace)
 		for i, h := range hs {
 			if seen[h] {
-				return nil, fmt.Errorf("mlxbind: replay in place: input %d repeats one of the first %d", i, inPlace)
+				return nil, false, fmt.Errorf("mlxbind: replay in place: input %d repeats one of the first %d", i, inPlace)
 			}
 			if i < inPlace {
 				seen[h] = true
 			}
 		}
 	}
-	status := C.emily_program_run(h, first, C.int(len(hs)), &outs[0], s.index, f, C.int(inPlace), &active, &msg)
+	n := C.int(inPlace)
+	status := C.emily_program_run(h, first, C.int(len(hs)), &outs[0], s.index, f, &n, &active, &msg)
 	runtime.KeepAlive(inputs)
 	runtime.KeepAlive(p)
 	if err := takeError(status, msg, "program run"); err != nil {
-		return nil, fmt.Errorf("mlxbind: replay: %w", err)
+		return nil, false, fmt.Errorf("mlxbind: replay: %w", err)
 	}
-	result := make([]*Array, len(outs))
-	copy(result, inputs[:inPlace])
-	copy(result[inPlace:], newArrays(outs[inPlace:]))
+	done = n > 0
+	k := int(n)
+	result = make([]*Array, len(outs))
+	copy(result, inputs[:k])
+	copy(result[k:], newArrays(outs[k:]))
 	relieveMemoryPressure(uint64(active))
-	return result, nil
+	return result, done, nil
 }
 
 // Apply builds the program's outputs on inputs on stream s lazily, without

@@ -138,16 +138,16 @@ void emily_program_free(emily_program p);
 #define EMILY_RUN_FUSE 1
 #define EMILY_RUN_ASYNC 2
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
-                      emily_array* outs, int stream, int flags, int n_inplace,
+                      emily_array* outs, int stream, int flags, int* inplace,
                       size_t* active_memory, char** err);
-/* n_inplace > 0 (state updated in place, as MLX Python's
- * mx.compile(..., inputs=state, outputs=state)): output i < n_inplace
- * replaces input i, whose handle takes the output's array before the
- * evaluation, so the old array is held only by the graph and MLX can write
- * the update into its buffer (donation; a graph the caller built on the old
- * array still holds it and keeps it). Each such pair must match in shape
- * and dtype, and outs[i] is left NULL: the caller's input handle is the
- * result. */
+/* *inplace = n > 0 (state updated in place, as MLX Python's
+ * mx.compile(..., inputs=state, outputs=state)): output i < n replaces
+ * input i, whose handle takes the output's array before the evaluation, so
+ * the old array is held only by the graph and MLX can write the update
+ * into its buffer (a graph the caller built on the old array still holds
+ * it and keeps it); outs[i] is then left NULL: the caller's input handle
+ * is the result. Only if every pair matches in shape and dtype: *inplace
+ * comes back as n if it was done, else 0 (all outputs new). NULL: none. */
 /* Builds p's outputs on inputs lazily, without evaluating them: the
  * evaluator lane and eager autodiff run region instructions this way, and
  * tracing applies it to placeholders to infer result types. */
