@@ -92,13 +92,7 @@ func startTerminal(t *testing.T, env ...string) *terminal {
 // want; it returns the text up to and including it.
 func (term *terminal) expect(want string) string {
 	term.t.Helper()
-	return term.expectWithin(want, 60*time.Second)
-}
-
-// expectWithin is expect with its own deadline.
-func (term *terminal) expectWithin(want string, wait time.Duration) string {
-	term.t.Helper()
-	deadline := time.Now().Add(wait)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		term.mu.Lock()
 		text := ansi.ReplaceAllString(term.buf.String(), "")
