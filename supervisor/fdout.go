@@ -98,7 +98,12 @@ type fdRouter struct {
 	// report is the crash report the worker died with: held text that
 	// went to the log when its pipe closed (or the start of one too
 	// large to hold). Text that turned out to be text is never a report,
-	// so it cannot be named as the cause of a later death.
+	// so it cannot be named as the cause of a later death. Held text let
+	// go after a quiet spell (armRelease) stays the report until a sync
+	// mark shows the worker lived on: a dying runtime can pause for
+	// longer than holdQuiet inside its own report (a stack overflow's
+	// traceback walks the whole 256 MB stack to count the frames it
+	// elides), and the worker then dies with no mark after it.
 	report []byte
 
 	wmu [2]sync.Mutex // serialises the writes of each descriptor
@@ -234,9 +239,13 @@ func (r *fdRouter) route(fd int, data []byte) []byte {
 			data = rest
 			continue
 		}
-		// The worker lived to write this mark: what it held was text.
+		// The worker lived to write this mark: what it held, or let go
+		// after a quiet spell, was text.
 		r.release(fd, 0)
 		r.mu.Lock()
+		if fd == 1 {
+			r.report = nil
+		}
 		r.synced[fd] = max(r.synced[fd], id)
 		r.changed.Broadcast()
 		r.mu.Unlock()
@@ -313,7 +322,8 @@ func (r *fdRouter) target(fd int) io.Writer {
 }
 
 // release sends the held text to the cell, the worker having lived on:
-// it was only text. gen names the hold (0: whichever is current).
+// it was only text. gen names the hold (0: whichever is current). The
+// text stays the report until the next sync mark (fdRouter.report).
 func (r *fdRouter) release(fd int, gen uint64) {
 	if fd != 1 {
 		return
@@ -326,7 +336,8 @@ func (r *fdRouter) release(fd int, gen uint64) {
 		return
 	}
 	held := r.held
-	r.held, r.holding, r.report = nil, false, nil
+	r.held, r.holding = nil, false
+	r.report = append([]byte(nil), held[:min(len(held), reportMax)]...)
 	to := r.target(fd)
 	r.mu.Unlock()
 	to.Write(held)

@@ -79,3 +79,43 @@ func TestCrashLineSplitAcrossReads(t *testing.T) {
 		t.Errorf("report %q, log %q", r.crashReport(), log.String())
 	}
 }
+
+// A dying runtime that pauses inside its report for longer than the
+// quiet spell (a stack overflow's traceback counting the frames it
+// elides) still has its report named as the cause: the text let go to the
+// cell stays the report until a sync mark shows the worker lived on. A
+// fresh clone's make test under load lost "fatal error: stack overflow"
+// this way ("the session process exited: exit status 2").
+func TestCrashReportThatPauses(t *testing.T) {
+	defer func(q time.Duration, f time.Duration) { holdQuiet, holdFor = q, f }(holdQuiet, holdFor)
+	holdQuiet, holdFor = 20*time.Millisecond, 40*time.Millisecond
+	var log, cellOut syncBuf
+	r := newFDRouter(&log, &tailBuffer{max: 1 << 10}, func() bool { return true })
+	r.setToken("t0k")
+	r.setCell(&cellOut, &cellOut)
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() { r.copy(1, pr); close(done) }()
+	pw.Write([]byte("runtime: goroutine stack exceeds 268435456-byte limit\nfatal error: stack overflow\n\nruntime stack:\n"))
+	time.Sleep(300 * time.Millisecond) // the runtime walks the stack; the hold is let go
+	pw.Write([]byte("...894689 frames elided...\n"))
+	pw.Close()
+	<-done
+	if got := crashCause(r.crashReport(), nil); got != "fatal error: stack overflow" {
+		t.Errorf("cause %q (report %q), want the fatal error", got, r.crashReport())
+	}
+	// Crash-looking text from a worker that lives on (its cell's sync mark
+	// follows) is not the report of a later death.
+	r2 := newFDRouter(&log, &tailBuffer{max: 1 << 10}, func() bool { return true })
+	r2.setToken("t0k")
+	r2.setCell(&cellOut, &cellOut)
+	r2.route(1, []byte("fatal error: only text\n"))
+	time.Sleep(300 * time.Millisecond)
+	r2.route(1, []byte(syncOpen+"t0k;1"+syncClose))
+	if rep := r2.crashReport(); rep != "" {
+		t.Errorf("text followed by a sync mark is the report %q", rep)
+	}
+	if !strings.Contains(cellOut.String(), "fatal error: only text") {
+		t.Errorf("the text did not reach the cell: %q", cellOut.String())
+	}
+}
