@@ -131,10 +131,15 @@ func libmvecHeader(lib string) (string, error) {
 		return "", nil
 	}
 	sort.Strings(decls)
+	logs, err := hostLogsInline()
+	if err != nil {
+		return "", err
+	}
 	return "// Written by Emily (fusevec.go): glibc's libmvec functions of this host,\n" +
 		"// declared simd so that GCC calls them from the fuse lane's vectorized loops,\n" +
-		"// then MLX's exp without its round trip through double (fusevecmath.go).\n" +
-		"#include <math.h>\nextern \"C\" {\n" + strings.Join(decls, "\n") + "\n}\n" + inlineMathHeader, nil
+		"// then MLX's exp without its round trip through double (fusevecmath.go)\n" +
+		"// and the host's logs that fuselog.go has in a form GCC vectorizes.\n" +
+		"#include <math.h>\nextern \"C\" {\n" + strings.Join(decls, "\n") + "\n}\n" + inlineMathHeader + inlineLogHeader(logs), nil
 }
 
 func fileExists(p string) bool {
