@@ -107,7 +107,7 @@ func libmvecHeader(lib string) (string, error) {
 	// log, log2 and log10 (their vector versions lose relative accuracy
 	// near 1, where log is small: Gumbel's -log(-log(u)) drifted 40 ULP).
 	// Without a simd declaration the call stays libm's, as in the native
-	// lane (fusevecmath.go says why an inline log is not a way out either).
+	// lane, unless fuselog.go's glibc-identical inline logs replace it.
 	for _, fn := range []string{"acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cos", "cosh", "erf", "erfc",
 		"exp", "exp10", "exp2", "expm1", "log1p", "sin", "sinh", "tan", "tanh", "atan2", "hypot", "pow"} {
 		args := 1
