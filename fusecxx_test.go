@@ -187,10 +187,69 @@ func TestFuseExpInlineByDefault(t *testing.T) {
 	}
 }
 
+// TestFuseLogInlineByDefault: with the default flags, a fused float log,
+// log2 or log10 is vector code with no call to libm's logf, log2f or
+// log10f (issue 25: the log chain called logf per element), and the fused
+// results are the native lane's bit for bit (the child checks them:
+// fuselog.go's logs are glibc's, and Gumbel's -log(-log(u)) turned one ULP
+// of a log that was not into 30).
+func TestFuseLogInlineByDefault(t *testing.T) {
+	if _, err := exec.LookPath("g++"); err != nil {
+		t.Skip("no g++: MLX cannot build fused CPU kernels here")
+	}
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		t.Skip("vector math by default is for x86-64 glibc hosts")
+	}
+	objdump, err := exec.LookPath("objdump")
+	if err != nil {
+		t.Skip("no objdump (binutils) to read the fused kernel's code")
+	}
+	cache := runFuseCXXChild(t, unsetFlags, "logs")
+	paths, _ := filepath.Glob(filepath.Join(cache, "emily", "fuse-cxx", "*", "mlx", "*", "cpu", "lib*f4[IO]Log*_contiguous.so"))
+	if len(paths) == 0 {
+		t.Skip("no libmvec on this host: MLX's own command (no kernel in a flag set's cache)")
+	}
+	headers, _ := filepath.Glob(filepath.Join(cache, "emily", "fuse-cxx", "libmvec-*.h"))
+	if len(headers) != 1 {
+		t.Fatalf("want one fuse-lane header in %s, have %v", cache, headers)
+	}
+	header, err := os.ReadFile(headers[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(header), "inline Simd<float, 1> log(") {
+		t.Skip("this host's glibc logf is not fuselog.go's: the fused log calls libm's (TestHostLogsInline says which)")
+	}
+	cpuinfo, _ := os.ReadFile("/proc/cpuinfo")
+	avx2 := strings.Contains(string(cpuinfo), " avx2")
+	for _, p := range paths {
+		f, err := elf.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		syms, _ := f.ImportedSymbols()
+		f.Close()
+		for _, s := range syms {
+			if s.Name == "logf" || s.Name == "log2f" || s.Name == "log10f" || strings.HasPrefix(s.Name, "_ZGV") && strings.Contains(s.Name, "_log") && !strings.Contains(s.Name, "log1p") {
+				t.Errorf("fused log kernel %s calls %s, want the header's inline log", filepath.Base(p), s.Name)
+			}
+		}
+		out, err := exec.Command(objdump, "-d", p).Output()
+		if err != nil {
+			t.Fatalf("objdump -d %s: %v", p, err)
+		}
+		if avx2 && !strings.Contains(string(out), "vgatherdpd") {
+			t.Errorf("fused log kernel %s has no vgatherdpd: its table lookups are not vectorized (AVX2 host)", filepath.Base(p))
+		}
+	}
+}
+
 // fusedLogsAgree compares fused Log, Log2, Log10 and Exp with the native
 // lane on the inputs where a log is hard: next to 1 (log is small there:
 // relative accuracy), powers of two, subnormals, 0, -0, negatives, Inf,
-// NaN, and a log-uniform spread.
+// NaN, a log-uniform spread and Gumbel's (0, 1). The logs must give the
+// native lane's bits (NaNs too: glibc's, inline or called), exp stay within
+// 8 ULP; Gumbel's -log(-log(u)) fused must be the native lane's too.
 func fusedLogsAgree(t *testing.T) {
 	var xs []float32
 	for k := -3000; k <= 3000; k++ {
@@ -206,6 +265,13 @@ func fusedLogsAgree(t *testing.T) {
 	for _, v := range []float64{0, math.Copysign(0, -1), -1, -1e-30, math.Inf(1), math.Inf(-1), math.NaN(), 1.4e-45, 1e-40, 3.4e38, 0.7071067, 0.7071068, 1.4142135, 1.4142137} {
 		xs = append(xs, float32(v))
 	}
+	xs = append(xs, math.Float32frombits(0x7f800001), math.Float32frombits(0xffc00000), -float32(math.NaN()))
+	for i := 0; i < 1<<16; i++ {
+		xs = append(xs, (float32(i)+0.5)/(1<<16)) // Gumbel's uniform u
+	}
+	for i := 0; i < 8192; i++ {
+		xs = append(xs, float32(math.Exp(-1-float64(i-4096)*0.0001))) // u where -log(u) is next to 1
+	}
 	// exp's arguments: -100 .. 100 in steps that hit the halves where the
 	// rounding to an integer of x·log2(e) changed, and the special values.
 	var es []float32
@@ -215,6 +281,7 @@ func fusedLogsAgree(t *testing.T) {
 	es = append(es, 88, 88.1, -88, -88.1, 89, -104, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), float32(math.Copysign(0, -1)))
 	for name, f := range map[string]func(*emily.Tensor) *emily.Tensor{
 		"Log": emily.Log, "Log2": emily.Log2, "Log10": emily.Log10, "Exp": emily.Exp,
+		"Gumbel": func(x *emily.Tensor) *emily.Tensor { return emily.Neg(emily.Log(emily.Neg(emily.Log(x)))) },
 	} {
 		xs := xs
 		if name == "Exp" {
@@ -237,6 +304,14 @@ func fusedLogsAgree(t *testing.T) {
 		bad := 0
 		for i := range ref {
 			g, r := got[i], ref[i]
+			if name != "Exp" {
+				if math.Float32bits(g) != math.Float32bits(r) {
+					if bad++; bad <= 5 {
+						t.Errorf("%s(%g): fused %g (%08x) is not native's %g (%08x)", name, xs[i], g, math.Float32bits(g), r, math.Float32bits(r))
+					}
+				}
+				continue
+			}
 			same := g == r || (g != g && r != r)
 			if !same && (math.IsInf(float64(r), 0) || r != r || math.Signbit(float64(g)) != math.Signbit(float64(r)) || ulpDistance(r, g) > 8) {
 				if bad++; bad <= 5 {

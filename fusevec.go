@@ -107,7 +107,7 @@ func libmvecHeader(lib string) (string, error) {
 	// log, log2 and log10 (their vector versions lose relative accuracy
 	// near 1, where log is small: Gumbel's -log(-log(u)) drifted 40 ULP).
 	// Without a simd declaration the call stays libm's, as in the native
-	// lane (fusevecmath.go says why an inline log is not a way out either).
+	// lane, unless fuselog.go's glibc-identical inline logs replace it.
 	for _, fn := range []string{"acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "cos", "cosh", "erf", "erfc",
 		"exp", "exp10", "exp2", "expm1", "log1p", "sin", "sinh", "tan", "tanh", "atan2", "hypot", "pow"} {
 		args := 1
@@ -131,10 +131,15 @@ func libmvecHeader(lib string) (string, error) {
 		return "", nil
 	}
 	sort.Strings(decls)
+	logs, err := hostLogsInline()
+	if err != nil {
+		return "", err
+	}
 	return "// Written by Emily (fusevec.go): glibc's libmvec functions of this host,\n" +
 		"// declared simd so that GCC calls them from the fuse lane's vectorized loops,\n" +
-		"// then MLX's exp without its round trip through double (fusevecmath.go).\n" +
-		"#include <math.h>\nextern \"C\" {\n" + strings.Join(decls, "\n") + "\n}\n" + inlineMathHeader, nil
+		"// then MLX's exp without its round trip through double (fusevecmath.go)\n" +
+		"// and the host's logs that fuselog.go has in a form GCC vectorizes.\n" +
+		"#include <math.h>\nextern \"C\" {\n" + strings.Join(decls, "\n") + "\n}\n" + inlineMathHeader + inlineLogHeader(logs), nil
 }
 
 func fileExists(p string) bool {

@@ -12,11 +12,12 @@ package emily
 // argument is then ±0.5 either way: on all 2^32 float inputs the result
 // differs from MLX's on 127, by 1 ULP (scripts/check-fuse-math.sh).
 //
-// log, log2 and log10 stay glibc's scalar calls. An inline Cephes-style
-// logf was within 0.84 ULP of exact on every input (glibc's: 0.82) and
-// differed from glibc's on 0.3% of inputs by 1 ULP, but opcheck's Gumbel,
-// -log(-log(u)), turns one ULP of the inner log into 30 at the output where
-// the result is near 0: only a log bit-identical to glibc's passes there.
+// log, log2 and log10 follow (fuselog.go's inlineLogHeader): glibc's own
+// algorithms, bit-identical to the host's logf, log2f and log10f. An inline
+// Cephes-style logf (within 0.84 ULP of exact, glibc's 0.82, but 1 ULP from
+// glibc's on 0.3% of inputs) failed opcheck's Gumbel, -log(-log(u)), which
+// turns one ULP of the inner log into 30 at the output where the result is
+// near 0: only a log bit-identical to glibc's passes there.
 //
 // The MLX headers come from the -I that MLX's g++ command always carries.
 const inlineMathHeader = `#include "mlx/backend/cpu/simd/simd.h"

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# check-fuse-math.sh: checks the fuse lane's float exp, log, log2 and log10
-# (fusevecmath.go's header; the logs are libm's there unless it gives them a
-# form of its own) on all 2^32 inputs against a double-precision reference,
-# beside glibc's and MLX's own (BENCHMARKS.md). Builds the
+# check-fuse-math.sh [--no-fma]: checks the fuse lane's float exp, log,
+# log2 and log10 (fusevecmath.go's exp, fuselog.go's logs, in the header)
+# on all 2^32 inputs against a double-precision reference, beside glibc's
+# and MLX's own, and the logs bit for bit against the C library's logf,
+# log2f and log10f: fuselog.go's are glibc's algorithms, and the line
+# "N results differ from glibc's" must say 0 (BENCHMARKS.md). Builds the
 # kernels the way the fuse lane does, with the forced header Emily wrote
 # into its cache (run any fused CPU kernel first, e.g. the fuse tests).
+# --no-fma also checks the logs built with -mno-fma (the header's form for
+# hosts without FMA: two roundings where glibc's FMA build has one).
 # About a minute of CPU per function.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,3 +37,14 @@ g++ -O2 scripts/fusemath/exhaustive.cpp -ldl -o "$tmp/exhaustive"
 for which in 0 1 2 3; do
   "$tmp/exhaustive" "$which" "$tmp/new.so" "$tmp/old.so"
 done
+if [[ "${1:-}" == "--no-fma" ]]; then
+  g++ "${flags[@]}" -mno-fma scripts/fusemath/kernels.cpp -include "$header" "$mvec" -o "$tmp/nofma.so"
+  if objdump -d "$tmp/nofma.so" | grep -q vfmadd; then
+    echo "check-fuse-math: the -mno-fma build has FMA instructions" >&2
+    exit 1
+  fi
+  echo "without FMA (-mno-fma):"
+  for which in 0 1 2; do
+    "$tmp/exhaustive" "$which" "$tmp/nofma.so" "$tmp/old.so"
+  done
+fi
