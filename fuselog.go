@@ -41,6 +41,17 @@ import (
 // function goes into the header only if every result has the same bits.
 // Another glibc (2.43's correctly rounded log10f, an older logf, a musl
 // host) then keeps the libm call for that function, as before.
+//
+// The algorithms and their constants are not ours; their notices:
+//
+//   - logf, log2f and their tables: Arm's optimized-routines (math/logf.c,
+//     math/log2f.c and their data), Copyright (c) 2017-2018, Arm Limited,
+//     SPDX-License-Identifier: MIT OR Apache-2.0 WITH LLVM-exception.
+//   - log10f: fdlibm's e_log10f.c, "Copyright (C) 1993 by Sun
+//     Microsystems, Inc. All rights reserved. Developed at SunPro, a Sun
+//     Microsystems, Inc. business. Permission to use, copy, modify, and
+//     distribute this software is freely granted, provided that this
+//     notice is preserved."
 
 const (
 	logOff  = 0x3f330000
