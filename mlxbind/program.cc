@@ -569,7 +569,7 @@ void emily_program_free(emily_program p) {
 }
 
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
-                      emily_array* outs, int stream, int flags,
+                      const unsigned char* donate, emily_array* outs, int stream, int flags,
                       size_t* active_memory, char** err) {
   const int fuse = flags & EMILY_RUN_FUSE;
   return emily::guarded(err, [&] {
@@ -591,6 +591,17 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
       // lock, so the flag cannot leak into another replay.
       emily::FusingScope scope(fuse != 0);
       result = p->build(in, s);
+    }
+    // Donated inputs: the graph holds them now; drop the local copies and
+    // the caller's handles, so that MLX sees each as used by the graph
+    // alone (array::is_donatable) and an op that overwrites it, a KV
+    // cache's DynamicSliceUpdate, reuses its buffer instead of copying
+    // the whole cache every step.
+    in.clear();
+    if (donate != nullptr) {
+      for (int i = 0; i < n_inputs; ++i) {
+        if (donate[i]) inputs[i]->a = mx::array(0.0f);
+      }
     }
     // Async: queue the evaluation and return, so that the caller builds
     // its next call while this one computes (a decode loop issues step

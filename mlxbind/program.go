@@ -79,6 +79,15 @@ func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
 // async_eval) and returns at once: reading a result, or evaluating it,
 // waits for it.
 func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array, error) {
+	return p.RunDonating(s, inputs, nil, fuse, async)
+}
+
+// RunDonating is RunWith, and the inputs marked in donate (nil: none) are
+// consumed: the call frees them (on success or failure), once the graph
+// that reads them is built, so MLX may reuse their buffers for the
+// outputs (an updated KV cache takes the old cache's buffer instead of
+// copying it). The caller must not use them afterwards.
+func (p *Program) RunDonating(s Stream, inputs []*Array, donate []bool, fuse, async bool) ([]*Array, error) {
 	if p.freed.Load() {
 		return nil, fmt.Errorf("mlxbind: program was freed")
 	}
@@ -86,6 +95,26 @@ func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array
 	hs, err := handles("program input", inputs)
 	if err != nil {
 		return nil, err
+	}
+	var mask *C.uchar
+	if len(donate) > 0 {
+		if len(donate) != len(inputs) {
+			return nil, fmt.Errorf("mlxbind: replay: %d donate flags for %d inputs", len(donate), len(inputs))
+		}
+		m := make([]C.uchar, len(donate))
+		for i, d := range donate {
+			if d {
+				m[i] = 1
+			}
+		}
+		mask = &m[0]
+		defer func() {
+			for i, d := range donate {
+				if d {
+					inputs[i].Free()
+				}
+			}
+		}()
 	}
 	first := firstHandle(hs)
 	outs := make([]C.emily_array, p.nOutputs)
@@ -98,7 +127,7 @@ func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array
 		f |= C.EMILY_RUN_ASYNC
 	}
 	var active C.size_t
-	status := C.emily_program_run(h, first, C.int(len(hs)), &outs[0], s.index, f, &active, &msg)
+	status := C.emily_program_run(h, first, C.int(len(hs)), mask, &outs[0], s.index, f, &active, &msg)
 	runtime.KeepAlive(inputs)
 	runtime.KeepAlive(p)
 	if err := takeError(status, msg, "program run"); err != nil {
