@@ -43,6 +43,14 @@ func WithDevice(device string) Option { return compiler.WithDevice(device) }
 // as a decode loop, then builds call n+1 while call n computes.
 func WithAsync(async bool) Option { return compiler.WithAsync(async) }
 
+// WithDonate makes every call consume (free) the arguments at these
+// indices once its graph reads them, so MLX may reuse their buffers for
+// the results: a decode step that takes its KV cache and returns it
+// updated then writes the new position in place, where a cache the
+// caller still holds is copied whole every step. Do not use a donated
+// tensor after the call.
+func WithDonate(indices ...int) Option { return compiler.WithDonate(indices...) }
+
 // WithFallback says what happens when the function uses something the
 // native IR cannot express (a Hook, for one): "eval" (default: run it in
 // the evaluator lane and report a fallback event once) or "raise" (return

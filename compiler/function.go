@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,6 +134,7 @@ type settings struct {
 	debug    bool
 	debugOut io.Writer
 	async    bool
+	donate   []int
 	maxConc  int
 	cacheMax int
 }
@@ -171,6 +173,7 @@ func (f *Function) settings() (st settings, err error) {
 	st.debug = o.Debug != nil && *o.Debug
 	st.debugOut = o.DebugOut
 	st.async = o.Async != nil && *o.Async
+	st.donate = o.Donate
 	st.maxConc = max(o.MaxConcurrency, 1)
 	st.cacheMax = o.CacheSize
 	if st.cacheMax == 0 {
@@ -263,7 +266,16 @@ func (f *Function) CallStaticInPlace(s *mlxbind.Stream, static string, inputs []
 		} else {
 			f.nativeCalls.Add(1)
 		}
-		outs, inPlaceDone, err = e.native.RunInPlace(stream, inputs, e.lane == LaneFuse, st.async, inPlace)
+		var donate []bool
+		if len(st.donate) > 0 {
+			donate = make([]bool, len(inputs))
+			for _, i := range st.donate {
+				if i >= 0 && i < len(inputs) {
+					donate[i] = true
+				}
+			}
+		}
+		outs, inPlaceDone, err = e.native.RunInPlace(stream, inputs, donate, e.lane == LaneFuse, st.async, inPlace)
 		if err != nil {
 			err = fmt.Errorf("%s: %w", f.name, err)
 		}
@@ -277,6 +289,14 @@ func (f *Function) CallStaticInPlace(s *mlxbind.Stream, static string, inputs []
 			dbg = newDebugger(f.name, st.debugOut)
 		}
 		outs, err = evaluate(e.graph, stream, inputs, dbg, st.async && dbg == nil)
+		// The evaluator's graph holds what it needs: a donated input is
+		// freed here as the native lanes free it (they also reuse its
+		// buffer; this lane may not).
+		for _, i := range st.donate {
+			if i >= 0 && i < len(inputs) && !slices.Contains(outs, inputs[i]) {
+				inputs[i].Free()
+			}
+		}
 	}
 	if err == nil && listening {
 		emit(Event{Kind: EventRun, Function: f.name, Source: f, Signature: e.key, Lane: e.lane,

@@ -48,6 +48,7 @@ type Options struct {
 	CacheSize      int             // traced entries kept; unset: DefaultCacheSize
 	Stream         *mlxbind.Stream // run every call on this stream (its device wins over Device)
 	Async          *bool           // return before the results are computed (MLX's async_eval); unset: false
+	Donate         []int           // indices of the inputs a call consumes (WithDonate); unset: none
 }
 
 // Option sets one field of Options.
@@ -67,6 +68,19 @@ func WithFuse(b bool) Option { return func(o *Options) { o.Fuse = &b } }
 // it. A loop that feeds one call's result to the next (a decode loop) then
 // builds call n+1 while call n computes.
 func WithAsync(b bool) Option { return func(o *Options) { o.Async = &b } }
+
+// WithDonate makes every call consume the inputs at these indices: the
+// call frees them once its graph reads them, so MLX may reuse their
+// buffers for the results. A decode step whose KV cache goes in and comes
+// out updated then writes the new position into the old cache's buffer;
+// without it, the slice update copies the whole cache (a layer's cache is
+// still held by the caller), every step. The caller must not use a
+// donated input after the call, which frees it also when the run fails;
+// an error before the run (a bad argument) leaves it. Ignored while an
+// outer function is being traced (the body is inlined there).
+func WithDonate(indices ...int) Option {
+	return func(o *Options) { o.Donate = append([]int(nil), indices...) }
+}
 
 // WithFallback picks FallbackEval or FallbackRaise.
 func WithFallback(f string) Option { return func(o *Options) { o.Fallback = f } }
@@ -153,6 +167,9 @@ func (o Options) over(over *Options) Options {
 	}
 	if over.Async != nil {
 		o.Async = over.Async
+	}
+	if over.Donate != nil {
+		o.Donate = over.Donate
 	}
 	if over.Stream != nil {
 		o.Stream = over.Stream

@@ -590,7 +590,8 @@ void emily_program_free(emily_program p) {
 }
 
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
-                      emily_array* outs, int stream, int flags, int* inplace,
+                      const unsigned char* donate, emily_array* outs, int stream, int flags,
+                      int* inplace,
                       size_t* active_memory, char** err) {
   const int fuse = flags & EMILY_RUN_FUSE;
   return emily::guarded(err, [&] {
@@ -621,9 +622,9 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
       emily::FusingScope scope(fuse != 0);
       result = p->build(in, s);
     }
-    // Async: queue the evaluation and return, so that the caller builds
-    // its next call while this one computes (a decode loop issues step
-    // n+1 before it reads token n); reading a result waits for it.
+    // The graph holds the inputs now: drop the local copies, so that what
+    // follows can leave an old array to the graph alone.
+    in.clear();
     auto t1 = std::chrono::steady_clock::now();
     emily::dump_graph(p, result);
     // In place only if every pair matches (this signature's results may
@@ -633,12 +634,24 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
       if (old.shape() != result[i].shape() || old.dtype() != result[i].dtype()) n_inplace = 0;
     }
     if (n_inplace > 0) {
-      // Drop every reference the call holds to the old arrays: only the
-      // graph keeps them now.
-      in.clear();
+      // Each state handle takes its new value: only the graph keeps the
+      // old one now.
       for (int i = 0; i < n_inplace; ++i) inputs[i]->a = result[i];
       *inplace = n_inplace;
     }
+    // Donated inputs (not those just updated in place): the caller's
+    // handles let go too, so that MLX sees each as used by the graph alone
+    // (array::is_donatable) and an op that overwrites it, a KV cache's
+    // DynamicSliceUpdate, reuses its buffer instead of copying the whole
+    // cache every step.
+    if (donate != nullptr) {
+      for (int i = n_inplace; i < n_inputs; ++i) {
+        if (donate[i]) inputs[i]->a = mx::array(0.0f);
+      }
+    }
+    // Async: queue the evaluation and return, so that the caller builds
+    // its next call while this one computes (a decode loop issues step
+    // n+1 before it reads token n); reading a result waits for it.
     if (flags & EMILY_RUN_ASYNC) {
       mx::async_eval(result);
     } else {

@@ -79,7 +79,16 @@ func (p *Program) Run(s Stream, inputs []*Array, fuse bool) ([]*Array, error) {
 // async_eval) and returns at once: reading a result, or evaluating it,
 // waits for it.
 func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array, error) {
-	outs, _, err := p.RunInPlace(s, inputs, fuse, async, 0)
+	return p.RunDonating(s, inputs, nil, fuse, async)
+}
+
+// RunDonating is RunWith, and the inputs marked in donate (nil: none) are
+// consumed: the call frees them (on success or failure), once the graph
+// that reads them is built, so MLX may reuse their buffers for the
+// outputs (an updated KV cache takes the old cache's buffer instead of
+// copying it). The caller must not use them afterwards.
+func (p *Program) RunDonating(s Stream, inputs []*Array, donate []bool, fuse, async bool) ([]*Array, error) {
+	outs, _, err := p.run(s, inputs, donate, fuse, async, 0)
 	return outs, err
 }
 
@@ -92,8 +101,13 @@ func (p *Program) RunWith(s Stream, inputs []*Array, fuse, async bool) ([]*Array
 // state during the step. The first inPlace inputs must be distinct arrays
 // that no later input repeats. It happens only if every pair matches in
 // shape and dtype; done reports whether it did (else every result is
-// new, as from RunWith).
-func (p *Program) RunInPlace(s Stream, inputs []*Array, fuse, async bool, inPlace int) (result []*Array, done bool, err error) {
+// new, as from RunWith). donate is RunDonating's, for the inputs after the
+// first inPlace.
+func (p *Program) RunInPlace(s Stream, inputs []*Array, donate []bool, fuse, async bool, inPlace int) (result []*Array, done bool, err error) {
+	return p.run(s, inputs, donate, fuse, async, inPlace)
+}
+
+func (p *Program) run(s Stream, inputs []*Array, donate []bool, fuse, async bool, inPlace int) (result []*Array, done bool, err error) {
 	if p.freed.Load() {
 		return nil, false, fmt.Errorf("mlxbind: program was freed")
 	}
@@ -101,6 +115,27 @@ func (p *Program) RunInPlace(s Stream, inputs []*Array, fuse, async bool, inPlac
 	hs, err := handles("program input", inputs)
 	if err != nil {
 		return nil, false, err
+	}
+	var mask *C.uchar
+	if len(donate) > 0 {
+		if len(donate) != len(inputs) {
+			return nil, false, fmt.Errorf("mlxbind: replay: %d donate flags for %d inputs", len(donate), len(inputs))
+		}
+		m := make([]C.uchar, len(donate))
+		for i, d := range donate {
+			if d {
+				m[i] = 1
+			}
+		}
+		mask = &m[0]
+		defer func() {
+			for i, d := range donate {
+				// An input updated in place holds its result: not freed.
+				if d && !(done && i < inPlace) {
+					inputs[i].Free()
+				}
+			}
+		}()
 	}
 	first := firstHandle(hs)
 	outs := make([]C.emily_array, p.nOutputs)
@@ -125,7 +160,7 @@ func (p *Program) RunInPlace(s Stream, inputs []*Array, fuse, async bool, inPlac
 		}
 	}
 	n := C.int(inPlace)
-	status := C.emily_program_run(h, first, C.int(len(hs)), &outs[0], s.index, f, &n, &active, &msg)
+	status := C.emily_program_run(h, first, C.int(len(hs)), mask, &outs[0], s.index, f, &n, &active, &msg)
 	runtime.KeepAlive(inputs)
 	runtime.KeepAlive(p)
 	if err := takeError(status, msg, "program run"); err != nil {

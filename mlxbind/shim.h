@@ -137,8 +137,13 @@ void emily_program_free(emily_program p);
  * evaluation (mx::async_eval) instead of waiting for it. */
 #define EMILY_RUN_FUSE 1
 #define EMILY_RUN_ASYNC 2
+/* donate (NULL: none) marks the inputs the call consumes: once the graph
+ * is built, their handles let go of their arrays (each then holds a 0-d
+ * placeholder, to be freed), so an op that overwrites one (a cache's
+ * slice update) can take its buffer instead of copying it. */
 int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
-                      emily_array* outs, int stream, int flags, int* inplace,
+                      const unsigned char* donate, emily_array* outs, int stream, int flags,
+                      int* inplace,
                       size_t* active_memory, char** err);
 /* *inplace = n > 0 (state updated in place, as MLX Python's
  * mx.compile(..., inputs=state, outputs=state)): output i < n replaces

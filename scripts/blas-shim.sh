@@ -73,6 +73,8 @@ void scipy_cblas_dgemm(int, int, int, int, int, int, double, const double*, int,
                        int, double, double*, int);
 void scipy_cblas_cgemm(int, int, int, int, int, int, const void*, const void*, int, const void*,
                        int, const void*, void*, int);
+void scipy_cblas_sgemv(int, int, int, int, float, const float*, int, const float*, int, float, float*,
+                       int);
 
 /* Products of at least this many multiply-adds run on every CPU. */
 #define EMILY_LARGE_GEMM (1L << 27)
@@ -98,9 +100,50 @@ static void threads_for(int m, int n, int k) {
   if (atomic_exchange(&current, want) != want) scipy_openblas_set_num_threads(want);
 }
 
+/* CBLAS's enums (cblas.h). */
+enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
+
+/* A product with one row or one column of output, made a matrix-vector
+ * product. OpenBLAS's sgemm does not forward these to sgemv on x86 (its
+ * GEMM_GEMV_FORWARD is an ARM64 build option): at M = 1 (every decode
+ * step's x·Wᵀ) it packs the whole weight into its panel buffer first,
+ * one copy of W per product (sgemm_incopy was 54% of a SmolLM2 decode),
+ * where sgemv streams W once. The row-major cases MLX makes (every
+ * MLX matmul is row-major) go to sgemv; anything else stays sgemm. beta
+ * = 0 zeroes the output first: MLX's output is uninitialised memory, and
+ * gemm ignores C at beta = 0 where gemv scales y by 0 (NaN · 0 is NaN). */
+static int sgemm_as_gemv(int o, int ta, int tb, int m, int n, int k, float alpha, const float* a,
+                         int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+  if (o != ROW_MAJOR || (ta != NO_TRANS && ta != TRANS) || (tb != NO_TRANS && tb != TRANS)) return 0;
+  if (m == 1) {
+    /* c (1×n, contiguous) = op(A) (1×k) · op(B) (k×n). */
+    int incx = ta == NO_TRANS ? 1 : lda;
+    if (beta == 0)
+      for (int j = 0; j < n; j++) c[j] = 0;
+    if (tb == NO_TRANS) /* B k×n: c = Bᵀ a */
+      scipy_cblas_sgemv(ROW_MAJOR, TRANS, k, n, alpha, b, ldb, a, incx, beta, c, 1);
+    else /* B n×k: c = B a */
+      scipy_cblas_sgemv(ROW_MAJOR, NO_TRANS, n, k, alpha, b, ldb, a, incx, beta, c, 1);
+    return 1;
+  }
+  if (n == 1) {
+    /* c (m×1, stride ldc) = op(A) (m×k) · op(B) (k×1). */
+    int incx = tb == NO_TRANS ? ldb : 1;
+    if (beta == 0)
+      for (int i = 0; i < m; i++) c[(long)i * ldc] = 0;
+    if (ta == NO_TRANS) /* A m×k: c = A b */
+      scipy_cblas_sgemv(ROW_MAJOR, NO_TRANS, m, k, alpha, a, lda, b, incx, beta, c, ldc);
+    else /* A k×m: c = Aᵀ b */
+      scipy_cblas_sgemv(ROW_MAJOR, TRANS, k, m, alpha, a, lda, b, incx, beta, c, ldc);
+    return 1;
+  }
+  return 0;
+}
+
 void cblas_sgemm(int o, int ta, int tb, int m, int n, int k, float alpha, const float* a, int lda,
                  const float* b, int ldb, float beta, float* c, int ldc) {
   threads_for(m, n, k);
+  if (k > 0 && sgemm_as_gemv(o, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
   scipy_cblas_sgemm(o, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

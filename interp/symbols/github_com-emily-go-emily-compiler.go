@@ -45,6 +45,7 @@ func init() {
 		"WithDebug":           reflect.ValueOf(compiler.WithDebug),
 		"WithDebugOutput":     reflect.ValueOf(compiler.WithDebugOutput),
 		"WithDevice":          reflect.ValueOf(compiler.WithDevice),
+		"WithDonate":          reflect.ValueOf(compiler.WithDonate),
 		"WithFallback":        reflect.ValueOf(compiler.WithFallback),
 		"WithFuse":            reflect.ValueOf(compiler.WithFuse),
 		"WithMaxConcurrency":  reflect.ValueOf(compiler.WithMaxConcurrency),

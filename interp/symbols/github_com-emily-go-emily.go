@@ -382,6 +382,7 @@ func init() {
 		"WithDebug":                       reflect.ValueOf(emily.WithDebug),
 		"WithDebugOutput":                 reflect.ValueOf(emily.WithDebugOutput),
 		"WithDevice":                      reflect.ValueOf(emily.WithDevice),
+		"WithDonate":                      reflect.ValueOf(emily.WithDonate),
 		"WithFallback":                    reflect.ValueOf(emily.WithFallback),
 		"WithFuse":                        reflect.ValueOf(emily.WithFuse),
 		"WithMaxConcurrency":              reflect.ValueOf(emily.WithMaxConcurrency),

@@ -330,7 +330,8 @@ func (s spec) pick(logits *emily.Tensor, in samplerIn) (ids, lp *emily.Tensor, n
 // temperature, top-p, min-p, repetition, presence and frequency
 // penalties) and bias (float32 [vocab]) are inputs, so requests that
 // differ only in those values share the step's programs; which stages
-// are on, and TopK, are part of the program.
+// are on, and TopK, are part of the program. A call consumes the caches
+// it is given (emily.WithDonate): use the returned ones.
 func (m *Model) Step(o Options) (*emily.Jitted, error) {
 	sp, err := m.spec(o)
 	if err != nil {
@@ -428,7 +429,18 @@ func (m *Model) jitted(sp spec) (*emily.Jitted, error) {
 	// from MinCache to the context length and chunk lengths are 1 or a
 	// power of two up to PrefillChunk, so this bound is not reached in
 	// practice.
-	j, err := emily.CompileNamed(fmt.Sprintf("llama.step[%s]", id), fn, append(sp.lane.options(), emily.WithCacheSize(128), emily.WithAsync(true))...)
+	//
+	// WithDonate: the caches (the last n inputs) are consumed, so each
+	// layer's DynamicSetSlice writes the step's keys and values into the
+	// old cache's buffer; held by the session during the call, the cache
+	// was copied whole every step (2.6% of a SmolLM2 CPU token at
+	// capacity 256, and its size grows with the context). The session
+	// replaces them with the results (run).
+	donate := make([]int, n)
+	for i := range donate {
+		donate[i] = 3 + extraIn + i
+	}
+	j, err := emily.CompileNamed(fmt.Sprintf("llama.step[%s]", id), fn, append(sp.lane.options(), emily.WithCacheSize(128), emily.WithAsync(true), emily.WithDonate(donate...))...)
 	if err != nil {
 		panic(err) // the signature is all *Tensor and the options are fixed: cannot fail
 	}
