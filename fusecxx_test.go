@@ -153,14 +153,11 @@ func wave(n int) *emily.Tensor {
 	return emily.FromSlice(xs, n).Eval()
 }
 
-// TestFuseExpInlineByDefault: with the default flags, a fused float exp
-// kernel has no conversion to double in it (MLX's exp rounds with
-// floor(x + 0.5), a double, so every vector went to double and back:
-// fusevecmath.go), and fused Exp, Log, Log2 and Log10 agree with the
-// native lane within the fuse lane's 8-ULP bound over exp's range, next to
-// 1, at powers of two, on subnormals and at the special values (the child,
-// fusedLogsAgree).
-func TestFuseExpInlineByDefault(t *testing.T) {
+// defaultFusedKernels runs the fused-math child with the default flags and
+// returns objdump, the child's cache and its kernels matching pattern;
+// it skips where the host cannot build or read them.
+func defaultFusedKernels(t *testing.T, pattern string) (objdump, cache string, paths []string) {
+	t.Helper()
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++: MLX cannot build fused CPU kernels here")
 	}
@@ -171,11 +168,23 @@ func TestFuseExpInlineByDefault(t *testing.T) {
 	if err != nil {
 		t.Skip("no objdump (binutils) to read the fused kernel's code")
 	}
-	cache := runFuseCXXChild(t, unsetFlags, "logs")
-	paths, _ := filepath.Glob(filepath.Join(cache, "emily", "fuse-cxx", "*", "mlx", "*", "cpu", "lib*f4OExp*_contiguous.so"))
+	cache = runFuseCXXChild(t, unsetFlags, "logs")
+	paths, _ = filepath.Glob(filepath.Join(cache, "emily", "fuse-cxx", "*", "mlx", "*", "cpu", pattern))
 	if len(paths) == 0 {
 		t.Skip("no libmvec on this host: MLX's own command (no kernel in a flag set's cache)")
 	}
+	return objdump, cache, paths
+}
+
+// TestFuseExpInlineByDefault: with the default flags, a fused float exp
+// kernel has no conversion to double in it (MLX's exp rounds with
+// floor(x + 0.5), a double, so every vector went to double and back:
+// fusevecmath.go), and fused Exp, Log, Log2 and Log10 agree with the
+// native lane within the fuse lane's 8-ULP bound over exp's range, next to
+// 1, at powers of two, on subnormals and at the special values (the child,
+// fusedLogsAgree).
+func TestFuseExpInlineByDefault(t *testing.T) {
+	objdump, _, paths := defaultFusedKernels(t, "lib*f4OExp*_contiguous.so")
 	for _, p := range paths {
 		out, err := exec.Command(objdump, "-d", p).Output()
 		if err != nil {
@@ -194,21 +203,7 @@ func TestFuseExpInlineByDefault(t *testing.T) {
 // fuselog.go's logs are glibc's, and Gumbel's -log(-log(u)) turned one ULP
 // of a log that was not into 30).
 func TestFuseLogInlineByDefault(t *testing.T) {
-	if _, err := exec.LookPath("g++"); err != nil {
-		t.Skip("no g++: MLX cannot build fused CPU kernels here")
-	}
-	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
-		t.Skip("vector math by default is for x86-64 glibc hosts")
-	}
-	objdump, err := exec.LookPath("objdump")
-	if err != nil {
-		t.Skip("no objdump (binutils) to read the fused kernel's code")
-	}
-	cache := runFuseCXXChild(t, unsetFlags, "logs")
-	paths, _ := filepath.Glob(filepath.Join(cache, "emily", "fuse-cxx", "*", "mlx", "*", "cpu", "lib*f4[IO]Log*_contiguous.so"))
-	if len(paths) == 0 {
-		t.Skip("no libmvec on this host: MLX's own command (no kernel in a flag set's cache)")
-	}
+	objdump, cache, paths := defaultFusedKernels(t, "lib*f4[IO]Log*_contiguous.so")
 	headers, _ := filepath.Glob(filepath.Join(cache, "emily", "fuse-cxx", "libmvec-*.h"))
 	if len(headers) != 1 {
 		t.Fatalf("want one fuse-lane header in %s, have %v", cache, headers)
