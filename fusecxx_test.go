@@ -74,13 +74,7 @@ func TestFuseVectorMathByDefault(t *testing.T) {
 	vectorCalls := func(cache string) (libs, calls int) {
 		paths, _ := filepath.Glob(filepath.Join(cache, "emily", "fuse-cxx", "*", "mlx", "*", "cpu", "lib*.so"))
 		for _, p := range paths {
-			f, err := elf.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			syms, _ := f.ImportedSymbols()
-			f.Close()
-			for _, s := range syms {
+			for _, s := range importedSymbols(t, p) {
 				if strings.HasPrefix(s.Name, "_ZGV") {
 					calls++
 				}
@@ -153,6 +147,18 @@ func wave(n int) *emily.Tensor {
 	return emily.FromSlice(xs, n).Eval()
 }
 
+// importedSymbols lists the symbols a fused kernel's library imports.
+func importedSymbols(t *testing.T, path string) []elf.ImportedSymbol {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, _ := f.ImportedSymbols()
+	return syms
+}
+
 // defaultFusedKernels runs the fused-math child with the default flags and
 // returns objdump, the child's cache and its kernels matching pattern;
 // it skips where the host cannot build or read them.
@@ -218,13 +224,7 @@ func TestFuseLogInlineByDefault(t *testing.T) {
 	cpuinfo, _ := os.ReadFile("/proc/cpuinfo")
 	avx2 := strings.Contains(string(cpuinfo), " avx2")
 	for _, p := range paths {
-		f, err := elf.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		syms, _ := f.ImportedSymbols()
-		f.Close()
-		for _, s := range syms {
+		for _, s := range importedSymbols(t, p) {
 			if s.Name == "logf" || s.Name == "log2f" || s.Name == "log10f" || strings.HasPrefix(s.Name, "_ZGV") && strings.Contains(s.Name, "_log") && !strings.Contains(s.Name, "log1p") {
 				t.Errorf("fused log kernel %s calls %s, want the header's inline log", filepath.Base(p), s.Name)
 			}
