@@ -32,6 +32,9 @@ type treeTemplates struct {
 	mu  sync.Mutex
 	in  []reflect.Value
 	out []reflect.Value
+	// firstOut is the first result's leaf count once traced, else -1
+	// (CallLeavesInPlace pairs it with the first argument's).
+	firstOut int
 }
 
 // isFlatSignature reports whether every parameter and result is *Tensor
@@ -227,7 +230,7 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value, inPlace bool) (res []*Tens
 		for i, a := range args {
 			in[i] = strip(a)
 		}
-		tmv, _ = j.templates.LoadOrStore(static, &treeTemplates{in: in})
+		tmv, _ = j.templates.LoadOrStore(static, &treeTemplates{in: in, firstOut: -1})
 	}
 	tm := tmv.(*treeTemplates)
 	arrays, err := j.arrays(flat)
@@ -242,11 +245,12 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value, inPlace bool) (res []*Tens
 	if inPlace {
 		// Only once a trace has shown the first result's tree: its leaves
 		// must pair with the first argument's (the replay goes in place
-		// only if each pair's shape and dtype match).
+		// only if the arrays are distinct and each pair's shape and dtype
+		// match).
 		tm.mu.Lock()
-		traced := tm.out
+		traced := tm.firstOut
 		tm.mu.Unlock()
-		if len(traced) > 0 && len(treeLeavesOf(traced[0])) == nFirst && distinctArrays(arrays, nFirst) {
+		if traced == nFirst {
 			n = nFirst
 		}
 	}
@@ -278,22 +282,6 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value, inPlace bool) (res []*Tens
 	outT = tm.out
 	tm.mu.Unlock()
 	return res, outT, nil, done
-}
-
-// distinctArrays reports whether the first n arrays are distinct and no
-// later one repeats them: an array updated in place must be no other
-// argument's.
-func distinctArrays(arrays []*mlxbind.Array, n int) bool {
-	seen := make(map[*mlxbind.Array]bool, n)
-	for i, a := range arrays {
-		if seen[a] {
-			return false
-		}
-		if i < n {
-			seen[a] = true
-		}
-	}
-	return true
 }
 
 // traceTree traces the function for one static signature: the symbolic
@@ -339,6 +327,9 @@ func (j *Jitted) traceTree(static string, g *ir.Graph, inputs []*ir.Node, s mlxb
 	}
 	tm.mu.Lock()
 	tm.out = outT
+	if len(outT) > 0 {
+		tm.firstOut = len(treeLeavesOf(outT[0]))
+	}
 	tm.mu.Unlock()
 	return outs, nil
 }

@@ -336,6 +336,15 @@ func TestJitCallLeavesInPlace(t *testing.T) {
 			if done && !slices.Equal(w0.ToFloat32s(), []float32{1, 2}) {
 				t.Errorf("the first W changed: %v", w0.ToFloat32s())
 			}
+			// W also passed as a later argument: never in place.
+			w = s.W
+			ls, done = j.CallLeavesInPlace(s, []*emily.Tensor{w})
+			if done || ls[0] == w {
+				t.Errorf("a leaf repeated in a later argument went in place")
+			}
+			if wv := w.ToFloat32s(); !slices.Equal(ls[0].ToFloat32s(), []float32{3 * wv[0], 3 * wv[1]}) || ls[1].Item() != float64(2*(wv[0]+wv[1])) {
+				t.Errorf("with W repeated: W %v, loss %v, from %v", ls[0].ToFloat32s(), ls[1].Item(), wv)
+			}
 		})
 	}
 	// A first result whose leaf is not the argument's shape: never in place.

@@ -98,8 +98,8 @@ func (p *Program) RunDonating(s Stream, inputs []*Array, donate []bool, fuse, as
 // (and by any graph the caller built on them), so MLX can write the
 // update into their buffers, as it does for MLX Python's
 // mx.compile(..., inputs=state, outputs=state): no second copy of the
-// state during the step. The first inPlace inputs must be distinct arrays
-// that no later input repeats. It happens only if every pair matches in
+// state during the step. It happens only if the first inPlace inputs are
+// distinct arrays that no later input repeats and every pair matches in
 // shape and dtype; done reports whether it did (else every result is
 // new, as from RunWith). donate is RunDonating's, for the inputs after the
 // first inPlace.
@@ -148,16 +148,8 @@ func (p *Program) run(s Stream, inputs []*Array, donate []bool, fuse, async bool
 		f |= C.EMILY_RUN_ASYNC
 	}
 	var active C.size_t
-	if inPlace > 0 {
-		seen := make(map[C.emily_array]bool, inPlace)
-		for i, h := range hs {
-			if seen[h] {
-				return nil, false, fmt.Errorf("mlxbind: replay in place: input %d repeats one of the first %d", i, inPlace)
-			}
-			if i < inPlace {
-				seen[h] = true
-			}
-		}
+	if inPlace > 0 && !distinctHandles(hs, inPlace) {
+		inPlace = 0 // an input updated in place must be no other input: a plain run
 	}
 	n := C.int(inPlace)
 	status := C.emily_program_run(h, first, C.int(len(hs)), mask, &outs[0], s.index, f, &n, &active, &msg)
@@ -211,4 +203,19 @@ func ProgramTimes() (build, eval time.Duration) {
 	var b, e C.int64_t
 	C.emily_program_times(&b, &e)
 	return time.Duration(b), time.Duration(e)
+}
+
+// distinctHandles reports whether the first n handles are distinct and no
+// later one repeats them.
+func distinctHandles(hs []C.emily_array, n int) bool {
+	seen := make(map[C.emily_array]bool, n)
+	for i, h := range hs {
+		if seen[h] {
+			return false
+		}
+		if i < n {
+			seen[h] = true
+		}
+	}
+	return true
 }
