@@ -25,6 +25,14 @@ def run(kc, code):
     return reply["content"], msgs
 
 
+def shell_reply(kc, msg_id):
+    """The shell reply to msg_id, skipping replies to earlier requests."""
+    reply = kc.get_shell_msg(timeout=TIMEOUT)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kc.get_shell_msg(timeout=TIMEOUT)
+    return reply
+
+
 def of_type(msgs, kind):
     return [m["content"] for m in msgs if m["msg_type"] == kind]
 
@@ -114,9 +122,7 @@ def test_interrupt_stops_a_runaway_cell_and_the_session_survives():
         msg_id = client.execute("for { n++ }")
         time.sleep(1.0)
         km.interrupt_kernel()  # interrupt_mode "message": an interrupt_request on control
-        reply = client.get_shell_msg(timeout=TIMEOUT)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = client.get_shell_msg(timeout=TIMEOUT)
+        reply = shell_reply(client, msg_id)
         assert reply["content"]["status"] == "error"
         assert km.is_alive()
         content, msgs = run(client, "n > 0")
@@ -142,9 +148,7 @@ def test_interrupt_stops_the_cells_command():
             time.sleep(0.1)
         start = time.time()
         km.interrupt_kernel()
-        reply = client.get_shell_msg(timeout=TIMEOUT)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = client.get_shell_msg(timeout=TIMEOUT)
+        reply = shell_reply(client, msg_id)
         assert time.time() - start < 2.5, "the interrupt waited for the SIGKILL"
         assert subprocess.run(["pgrep", "-f", "sleep 91.25"], capture_output=True).returncode != 0, "the command still runs"
         content, _ = run(client, "1 + 1")
