@@ -274,20 +274,13 @@ func workloads(dev string) []workload {
 	ws = append(ws, workload{"readinto:1048576", "ReadInto of 1M f32, reused slice", map[string]func(){
 		"eager": func() { r.ReadInto(dst) },
 	}})
-	if *only != "" {
-		keep := map[string]bool{}
-		for _, id := range strings.Split(*only, ",") {
-			keep[id] = true
+	var sel []workload
+	for _, w := range ws {
+		if wantWorkload(w.id) {
+			sel = append(sel, w)
 		}
-		var sel []workload
-		for _, w := range ws {
-			if keep[w.id] {
-				sel = append(sel, w)
-			}
-		}
-		ws = sel
 	}
-	return ws
+	return sel
 }
 
 // peers runs bench/peers.py for one workload and returns its times by column.
@@ -411,6 +404,9 @@ func main() {
 		overheads(dev)
 		floorSteps(dev)
 		readbackSteps(dev)
+		if wantWorkload("block") {
+			blockSteps(dev)
+		}
 		constantSteps(dev)
 	}
 	if *jsonOut != "" {
@@ -514,4 +510,18 @@ func human(s float64) string {
 		return fmt.Sprintf("%.1f µs", s*1e6)
 	}
 	return fmt.Sprintf("%.0f ns", s*1e9)
+}
+
+// wantWorkload reports whether -only keeps the workload id (all when
+// -only is empty).
+func wantWorkload(id string) bool {
+	if *only == "" {
+		return true
+	}
+	for _, k := range strings.Split(*only, ",") {
+		if strings.TrimSpace(k) == id {
+			return true
+		}
+	}
+	return false
 }

@@ -156,6 +156,14 @@ def main():
         g = h2 @ wg
         return x2 + ((g * mx.sigmoid(g)) * (h2 @ wu)) @ wd
 
+    def block_params():
+        return [normal(1, 1, H), np.ones(H, np.float32),
+                normal(H, H) * np.float32(0.03), normal(H, H) * np.float32(0.03),
+                normal(H, H) * np.float32(0.03), normal(H, H) * np.float32(0.03),
+                normal(1, HEADS, KV - 1, HD), normal(1, HEADS, KV - 1, HD),
+                np.ones(H, np.float32),
+                normal(H, FF) * np.float32(0.03), normal(H, FF) * np.float32(0.03), normal(FF, H) * np.float32(0.02)]
+
     def block_np(x, n1, wq, wk, wv, wo, kc, vc, n2, wg, wu, wd):
         def rms(t, w):
             return t / np.sqrt(np.mean(t * t, axis=-1, keepdims=True) + np.float32(1e-5)) * w
@@ -251,13 +259,28 @@ def main():
             ps_np = [normal(64, 784), normal(784, 512) * 0.05, normal(512), normal(512, 10) * 0.05, normal(10)]
             fns = model_cases(mlp_mx, mlp_np, ps_np)
         elif kind == "block":
-            ps_np = [normal(1, 1, H), np.ones(H, np.float32),
-                     normal(H, H) * np.float32(0.03), normal(H, H) * np.float32(0.03),
-                     normal(H, H) * np.float32(0.03), normal(H, H) * np.float32(0.03),
-                     normal(1, HEADS, KV - 1, HD), normal(1, HEADS, KV - 1, HD),
-                     np.ones(H, np.float32),
-                     normal(H, FF) * np.float32(0.03), normal(H, FF) * np.float32(0.03), normal(FF, H) * np.float32(0.02)]
-            fns = model_cases(block_mx, block_np, ps_np)
+            fns = model_cases(block_mx, block_np, block_params())
+        elif kind == "blocksplit":
+            # bench/block.go's blockSteps: the call (graph construction, or
+            # the compiled function's replay) and mx.eval timed apart.
+            ps = [mx.array(p) for p in block_params()]
+            mx.eval(ps)
+            for peer, f in (("mlx", block_mx), ("mlx_compile", mx.compile(block_mx))):
+                calls, evals, totals = [], [], []
+                for i in range(202):
+                    t0 = time.perf_counter()
+                    y = f(*ps)
+                    t1 = time.perf_counter()
+                    mx.eval(y)
+                    t2 = time.perf_counter()
+                    if i >= 2:
+                        calls.append(t1 - t0)
+                        evals.append(t2 - t1)
+                        totals.append(t2 - t0)
+                for name, ts in (("call", calls), ("eval", evals), ("total", totals)):
+                    ts.sort()
+                    out[f"{case}/{peer}_{name}"] = ts[(len(ts) - 1) // 2]
+            continue
         elif kind in ("readback", "readinto"):  # readinto: Emily reads into a reused slice
             x_np = normal(int(arg))
             x = mx.array(x_np)

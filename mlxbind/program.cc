@@ -61,8 +61,15 @@ std::atomic<std::uintptr_t> next_fun_id{1};
 // tests read it to prove a fused loop body is compiled once, not per
 // iteration.
 std::atomic<int64_t> fused_traces{0};
-// run_build_ns and run_eval_ns: emily_program_times.
-std::atomic<int64_t> run_build_ns{0}, run_eval_ns{0};
+// run_build_ns and run_eval_ns: emily_program_times; run_call_ns (the
+// whole call, the MLX lock's wait included) and run_after_ns (from the
+// eval's end to the lock's release): emily_program_call_times.
+std::atomic<int64_t> run_build_ns{0}, run_eval_ns{0}, run_call_ns{0}, run_after_ns{0};
+
+int64_t since_ns(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t)
+      .count();
+}
 
 }  // namespace
 }  // namespace emily
@@ -594,7 +601,9 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
                       int* inplace,
                       size_t* active_memory, char** err) {
   const int fuse = flags & EMILY_RUN_FUSE;
-  return emily::guarded(err, [&] {
+  const auto entered = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point evaluated = entered;
+  int status = emily::guarded(err, [&] {
     int n_inplace = inplace == nullptr ? 0 : *inplace;
     if (inplace != nullptr) *inplace = 0;
     if (n_inputs != p->n_inputs) {
@@ -658,6 +667,7 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
       mx::eval(result);
     }
     auto t2 = std::chrono::steady_clock::now();
+    evaluated = t2;
     emily::run_build_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
     emily::run_eval_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t2 - t1).count();
     for (size_t i = 0; i < result.size(); ++i) {
@@ -665,6 +675,9 @@ int emily_program_run(emily_program p, const emily_array* inputs, int n_inputs,
     }
     *active_memory = mx::get_active_memory();
   });
+  emily::run_call_ns += emily::since_ns(entered);
+  if (evaluated != entered) emily::run_after_ns += emily::since_ns(evaluated);
+  return status;
 }
 
 int64_t emily_fused_traces(void) { return emily::fused_traces.load(); }  // atomic: no lock
@@ -672,6 +685,11 @@ int64_t emily_fused_traces(void) { return emily::fused_traces.load(); }  // atom
 void emily_program_times(int64_t* build_ns, int64_t* eval_ns) {  // atomics: no lock
   *build_ns = emily::run_build_ns.load();
   *eval_ns = emily::run_eval_ns.load();
+}
+
+void emily_program_call_times(int64_t* call_ns, int64_t* after_ns) {  // atomics: no lock
+  *call_ns = emily::run_call_ns.load();
+  *after_ns = emily::run_after_ns.load();
 }
 
 }  // extern "C"

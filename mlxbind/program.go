@@ -205,6 +205,17 @@ func ProgramTimes() (build, eval time.Duration) {
 	return time.Duration(b), time.Duration(e)
 }
 
+// ProgramCallTimes is, summed over all program runs so far, the time of
+// the whole call into the shim (the MLX lock's wait included) and, of
+// that, the part after MLX's eval (wrapping the results, reading the
+// active memory, releasing the lock). With ProgramTimes it splits a
+// replay's host time (bench/block.go's blockSteps).
+func ProgramCallTimes() (call, afterEval time.Duration) {
+	var c, a C.int64_t
+	C.emily_program_call_times(&c, &a)
+	return time.Duration(c), time.Duration(a)
+}
+
 // distinctHandles reports whether the first n handles are distinct and no
 // later one repeats them.
 func distinctHandles(hs []C.emily_array, n int) bool {

@@ -168,6 +168,7 @@ int64_t emily_fused_traces(void);
  * (for an async call on a GPU, the host's share: ordering the graph and
  * encoding its kernels). A host-bound decode loop shows here. */
 void emily_program_times(int64_t* build_ns, int64_t* eval_ns);
+void emily_program_call_times(int64_t* call_ns, int64_t* after_ns);
 
 #ifdef __cplusplus
 }
