@@ -495,6 +495,17 @@ func floorSteps(dev string) {
 		y.ToFloat32s()
 		y.Free()
 	})
+	if p, err := peers("floorsteps", dev); err == nil && p != nil {
+		for _, r := range []struct{ key, name string }{
+			{"add_eval", "MLX Python: mx.eval(a + a), a from host data"},
+			{"add_read", "MLX Python: np.array(a + a), a from host data"},
+			{"read_evaluated", "MLX Python: np.array of an evaluated array"},
+			{"add_eval_device", "MLX Python: mx.eval(d + d), d computed"},
+			{"add_read_device", "MLX Python: np.array(d + d), d computed"},
+		} {
+			fmt.Printf("  %-52s %s\n", r.name, human(p[r.key]))
+		}
+	}
 	fmt.Println()
 }
 

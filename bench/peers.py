@@ -214,6 +214,18 @@ def main():
             a = mx.array(a_np)
             fns["mlx"] = lambda: np.array(a + a)
             fns["numpy"] = lambda: (a_np + a_np).copy()
+        elif kind == "floorsteps":
+            # bench/main.go's floorSteps: MLX Python's floor in its steps.
+            a = mx.array(np.ones(4, np.float32))
+            d = mx.ones(4)  # computed: a device buffer, as Emily's inputs
+            mx.eval(d)
+            r = a + a
+            mx.eval(r)
+            fns["add_eval"] = lambda: mx.eval(a + a)
+            fns["add_read"] = lambda: np.array(a + a)
+            fns["read_evaluated"] = lambda: np.array(r)
+            fns["add_eval_device"] = lambda: mx.eval(d + d)
+            fns["add_read_device"] = lambda: np.array(d + d)
         elif kind == "chain":
             x_np = normal(int(arg))
             x = mx.array(x_np)

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/emily-go/emily"
+	"github.com/emily-go/emily/mlxbind"
 	"github.com/emily-go/emily/nn"
 	"github.com/emily-go/emily/optim"
 )
@@ -47,6 +48,7 @@ var (
 	only        = flag.String("only", "", "comma-separated models to run (mlp, cnn, gpt; default all)")
 	lanes       = flag.String("lanes", "native,fuse", "Emily lanes to time (native, fuse)")
 	cpuProfile  = flag.String("cpuprofile", "", "write a Go CPU profile of Emily's timed steps to this file")
+	split       = flag.Bool("split", false, "after each model's row, split a fuse-lane step into graph build, MLX's eval, the shim's rest and Go's, beside MLX Python's compiled call and mx.eval")
 	keep        = flag.String("keep", "", "write the weights and batches the peers read into this folder and keep them (to profile a peer alone)")
 )
 
@@ -119,6 +121,10 @@ type peerResult struct {
 	Mode    string  `json:"mode"`
 	Error   string  `json:"error"`
 	Threads int     `json:"threads"`
+	// With --split: the medians of the compiled call alone and of the
+	// mx.eval after it.
+	Call float64 `json:"call"`
+	Eval float64 `json:"eval"`
 }
 
 func runPeer(py string, args ...string) (peerResult, error) {
@@ -303,9 +309,53 @@ func main() {
 		}
 		fmt.Printf("%-5s %12s %12s %12s %12s %20s %20s  %s\n", w.name, sps("native"), sps("fuse"), sps("mlx"), sps("torch"),
 			ratio("fuse", "mlx"), ratio("fuse", "torch"), mode)
+		if st, ok := steps["fuse"]; ok && *split {
+			splitStep(w.name, func() { st.Step(w.x, w.y) })
+			if *python != "" {
+				r, err := runPeer(*python, append([]string{"bench/train/peer.py", "--site", *site, "--split"}, common...)...)
+				if err == nil {
+					fmt.Printf("      %-16s %10s %10s %10s\n", "mx.compile", human(r.Seconds), human(r.Call), human(r.Eval))
+				}
+			}
+		}
 	}
 	fmt.Printf("steps/s: medians over %d round(s); fuse/mlx and fuse/torch: Emily's fuse-lane step time ÷ the peer's in the same round, median (min–max) (below 1: Emily is faster)\n", *rounds)
 	for _, n := range notes {
 		fmt.Println("note:", n)
 	}
+}
+
+// splitStep prints the medians over 200 steps of a step's time and its
+// parts: the graph build (the compiled function's call), MLX's eval, the
+// shim's part outside both (the lock, the inputs, the results) and Go's
+// (trees, signature, handles), as bench's blockSteps does for the decode
+// block. The peer's line under it splits MLX Python's step the same way.
+func splitStep(name string, step func()) {
+	var tot, bld, ev, shim, gos []float64
+	for i := 0; i < 202; i++ {
+		b0, e0 := mlxbind.ProgramTimes()
+		c0, _ := mlxbind.ProgramCallTimes()
+		t0 := time.Now()
+		step()
+		t := time.Since(t0).Seconds()
+		b1, e1 := mlxbind.ProgramTimes()
+		c1, _ := mlxbind.ProgramCallTimes()
+		if i < 2 {
+			continue
+		}
+		b, e, c := (b1 - b0).Seconds(), (e1 - e0).Seconds(), (c1 - c0).Seconds()
+		tot, bld, ev, shim, gos = append(tot, t), append(bld, b), append(ev, e), append(shim, c-b-e), append(gos, t-c)
+	}
+	fmt.Printf("      %-16s %10s %10s %10s %10s %10s\n", "split, "+name, "step", "build", "eval", "shim rest", "Go")
+	fmt.Printf("      %-16s %10s %10s %10s %10s %10s\n", "emily fuse", human(median(tot)), human(median(bld)), human(median(ev)), human(median(shim)), human(median(gos)))
+}
+
+func human(s float64) string {
+	switch {
+	case s >= 1e-3:
+		return fmt.Sprintf("%.2f ms", s*1e3)
+	case s >= 1e-6:
+		return fmt.Sprintf("%.1f µs", s*1e6)
+	}
+	return fmt.Sprintf("%.0f ns", s*1e9)
 }

@@ -21,6 +21,7 @@ def main():
     ap.add_argument("--opt", default="adam")
     ap.add_argument("--weights", required=True)
     ap.add_argument("--batch", required=True)
+    ap.add_argument("--split", action="store_true", help="also time the compiled call and the mx.eval after it apart (bench/train's -split)")
     args = ap.parse_args()
     sys.path.insert(0, args.site)
     import mlx.core as mx
@@ -140,7 +141,22 @@ def main():
         call()
         times.append(time.perf_counter() - t0)
     times.sort()
-    print(json.dumps({"seconds": times[(len(times) - 1) // 2], "loss": first, "mode": "mx.compile"}))
+    res = {"seconds": times[(len(times) - 1) // 2], "loss": first, "mode": "mx.compile"}
+    if args.split:
+        calls, evals, totals = [], [], []
+        for _ in range(200):
+            t0 = time.perf_counter()
+            loss = step(x, y)
+            t1 = time.perf_counter()
+            mx.eval(loss, state)
+            t2 = time.perf_counter()
+            calls.append(t1 - t0)
+            evals.append(t2 - t1)
+            totals.append(t2 - t0)
+        for key, ts in (("call", calls), ("eval", evals), ("seconds", totals)):
+            ts.sort()
+            res[key] = ts[(len(ts) - 1) // 2]
+    print(json.dumps(res))
 
 
 main()
