@@ -22,7 +22,7 @@ if [[ -z "$header" ]]; then
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-flags=(-std=c++17 -O3 -w -fPIC -shared -I .deps/mlx/mlx/include -march=native -ffp-contract=off -fno-math-errno -fno-trapping-math -finline-limit=1000)
+flags=(-std=c++17 -O3 -w -fPIC -shared -I .deps/mlx/mlx/include -march=native -mprefer-vector-width=512 -ffp-contract=off -fno-math-errno -fno-trapping-math -finline-limit=1000)
 mvec=""
 for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64 /usr/lib; do # fusevec.go's libmvecDirs
   if [[ -e "$d/libmvec.so.1" ]]; then mvec="$d/libmvec.so.1"; break; fi
