@@ -204,6 +204,11 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value, inPlace bool) (res []*Tens
 	// The last signature's length: the builder grows once, not a few
 	// times a call.
 	sig.Grow(int(j.sigLen.Load()))
+	seen := signatureSeen.Get().(map[ptrKey]bool)
+	defer func() {
+		clear(seen)
+		signatureSeen.Put(seen)
+	}()
 	for i, a := range args {
 		ls := treeLeavesOf(a)
 		for _, t := range ls {
@@ -218,7 +223,8 @@ func (j *Jitted) callTreeLeaves(args []reflect.Value, inPlace bool) (res []*Tens
 		}
 		writeInt(&sig, int64(i), 10)
 		sig.WriteByte(':')
-		writeSignature(&sig, a, map[ptrKey]bool{})
+		clear(seen)
+		writeSignature(&sig, a, seen)
 		sig.WriteByte(';')
 	}
 	j.sigLen.Store(int64(sig.Len()))
@@ -334,6 +340,11 @@ func (j *Jitted) traceTree(static string, g *ir.Graph, inputs []*ir.Node, s mlxb
 	return outs, nil
 }
 
+// signatureSeen pools writeSignature's sets of pointers seen, emptied
+// between uses: one per argument on every call of a jitted function of
+// trees.
+var signatureSeen = sync.Pool{New: func() any { return map[ptrKey]bool{} }}
+
 // writeSignature writes what of v the leaves do not say: types, lengths,
 // keys, nil-ness, sharing, and non-tensor values.
 func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
@@ -355,7 +366,10 @@ func writeSignature(b *strings.Builder, v reflect.Value, seen map[ptrKey]bool) {
 	case reflect.Complex64, reflect.Complex128:
 		b.WriteString(fmt.Sprint(v.Complex()))
 	case reflect.String:
-		b.WriteString(strconv.Quote(v.String()))
+		// Length, then the bytes: unambiguous, and no quoted copy.
+		writeInt(b, int64(v.Len()), 10)
+		b.WriteByte('"')
+		b.WriteString(v.String())
 	case reflect.Pointer:
 		if v.IsNil() {
 			b.WriteString("nil")
@@ -438,23 +452,24 @@ func writeUint(b *strings.Builder, x uint64, base int) {
 
 var typeIDs struct {
 	sync.Mutex
-	ids map[reflect.Type]int
+	ids  sync.Map // reflect.Type -> int: read without the lock, once per value of every call's signature
+	next int
 }
 
 // typeID numbers types, so that two session types of one name (a type
 // redeclared in a later cell) differ.
 func typeID(t reflect.Type) int {
+	if id, ok := typeIDs.ids.Load(t); ok {
+		return id.(int)
+	}
 	typeIDs.Lock()
 	defer typeIDs.Unlock()
-	if typeIDs.ids == nil {
-		typeIDs.ids = map[reflect.Type]int{}
+	if id, ok := typeIDs.ids.Load(t); ok {
+		return id.(int)
 	}
-	id, ok := typeIDs.ids[t]
-	if !ok {
-		id = len(typeIDs.ids) + 1
-		typeIDs.ids[t] = id
-	}
-	return id
+	typeIDs.next++
+	typeIDs.ids.Store(t, typeIDs.next)
+	return typeIDs.next
 }
 
 // TreeVJP is VJP for a function of trees: primals holds one value per

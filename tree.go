@@ -197,9 +197,20 @@ func walkTree(tree any, visit func(l TreeLeaf, set func(*Tensor))) { walk(tree, 
 // walk is walkTree; names and setters say whether visit needs the leaves'
 // names (else "") and setters (else nil).
 func walk(tree any, names, setters bool, visit func(l TreeLeaf, set func(*Tensor))) {
-	w := &walker{visit: visit, names: names, setters: setters, seenT: map[*Tensor]bool{}, seenP: map[ptrKey]bool{}}
+	w := walkers.Get().(*walker)
+	w.visit, w.names, w.setters = visit, names, setters
 	w.value(reflect.ValueOf(tree), "", false, place{})
+	// The seen sets keep their room for the next walk: growing two maps
+	// to a model's size was a fifth of a jitted call's tree walk.
+	clear(w.seenT)
+	clear(w.seenP)
+	w.visit = nil
+	walkers.Put(w)
 }
+
+var walkers = sync.Pool{New: func() any {
+	return &walker{seenT: map[*Tensor]bool{}, seenP: map[ptrKey]bool{}}
+}}
 
 type walker struct {
 	visit          func(TreeLeaf, func(*Tensor))
@@ -332,11 +343,73 @@ func keyName(k reflect.Value) string {
 
 // sortedKeys returns a map's keys in a stable order: numbers by value,
 // everything else by its printed form.
+//
+// Trees are walked on every jitted call, and an optimizer's state is maps
+// that keep the same keys from step to step, so the order is cached per
+// map and checked rather than sorted again: the map's type and length
+// equal the cache's and every cached key is in it, hence its key set is
+// the cached one (the keys are distinct). A map whose keys changed, or
+// one that took the address of a collected map, fails the check and is
+// sorted afresh. Callers must not modify the returned slice.
 func sortedKeys(m reflect.Value) []reflect.Value {
+	addr := m.Pointer()
+	if c, ok := keyOrders.load(addr); ok && c.typ == m.Type() && len(c.keys) == m.Len() && c.holds(m) {
+		return c.keys
+	}
+	keys := sortKeys(m)
+	keyOrders.store(addr, &keyOrder{typ: m.Type(), keys: keys})
+	return keys
+}
+
+// keyOrder is a map's sorted keys, cached by sortedKeys.
+type keyOrder struct {
+	typ  reflect.Type
+	keys []reflect.Value
+}
+
+// holds reports whether every cached key is a key of m.
+func (c *keyOrder) holds(m reflect.Value) bool {
+	for _, k := range c.keys {
+		if !m.MapIndex(k).IsValid() {
+			return false
+		}
+	}
+	return true
+}
+
+// keyOrders caches orders by map address, up to a bound: a session that
+// makes many short-lived maps starts the cache afresh rather than
+// growing it without end.
+var keyOrders = &keyOrderCache{m: map[uintptr]*keyOrder{}}
+
+type keyOrderCache struct {
+	sync.RWMutex
+	m map[uintptr]*keyOrder
+}
+
+const maxKeyOrders = 4096
+
+func (c *keyOrderCache) load(addr uintptr) (*keyOrder, bool) {
+	c.RLock()
+	o, ok := c.m[addr]
+	c.RUnlock()
+	return o, ok
+}
+
+func (c *keyOrderCache) store(addr uintptr, o *keyOrder) {
+	c.Lock()
+	if len(c.m) >= maxKeyOrders {
+		c.m = map[uintptr]*keyOrder{}
+	}
+	c.m[addr] = o
+	c.Unlock()
+}
+
+// sortKeys sorts m's keys for sortedKeys.
+func sortKeys(m reflect.Value) []reflect.Value {
 	// The keys are copied into one slice of the key type (MapKeys makes
 	// a copy per string key) and sorted with slices.SortFunc (sort.Slice
-	// makes a reflective swapper): trees are walked on every jitted call,
-	// and optimizer state is maps.
+	// makes a reflective swapper).
 	n := m.Len()
 	store := reflect.MakeSlice(reflect.SliceOf(m.Type().Key()), n, n)
 	keys := make([]reflect.Value, 0, n)

@@ -185,19 +185,25 @@ func (f *Function) settings() (st settings, err error) {
 // key is the cache key: the lane, the device, and each input's dtype and
 // shape.
 func key(lane Lane, dev mlxbind.Device, inputs []*mlxbind.Array) string {
-	var b strings.Builder
-	b.WriteString(lane.String())
-	b.WriteByte('@')
-	b.WriteString(dev.String())
+	// Built on every call (a train step's state is a few hundred inputs):
+	// into one buffer sized up front, numbers formatted in place.
+	n := 16
 	for _, a := range inputs {
-		b.WriteByte('|')
-		b.WriteString(a.DType().String())
+		n += 10 + 6*len(a.Shape())
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, lane.String()...)
+	buf = append(buf, '@')
+	buf = append(buf, dev.String()...)
+	for _, a := range inputs {
+		buf = append(buf, '|')
+		buf = append(buf, a.DType().String()...)
 		for _, d := range a.Shape() {
-			b.WriteByte(',')
-			b.WriteString(strconv.Itoa(d))
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, int64(d), 10)
 		}
 	}
-	return b.String()
+	return string(buf)
 }
 
 // Call runs the function on concrete inputs, tracing on the first call per
