@@ -29,7 +29,7 @@ var (
 	device  = flag.String("device", "", "gpu or cpu (default: gpu when available)")
 	python  = flag.String("python", "", "Python with NumPy for the peers (empty: Emily only)")
 	site    = flag.String("site", ".deps/mlx", "folder holding MLX's Python bindings (mlx/)")
-	budget  = flag.Duration("budget", 400*time.Millisecond, "time spent on each case after its warm-up call")
+	budget  = flag.Duration("budget", 400*time.Millisecond, "time spent timing each case, after a warm-up spell of an eighth of it (at most 50 ms)")
 	big     = flag.String("big", "auto", "run the 4096 bf16 matmul: yes, no, auto (on the GPU only)")
 	only    = flag.String("only", "", "comma-separated workload ids to run (default: all)")
 	lock    = flag.Bool("lock", false, "run everything on one OS thread (runtime.LockOSThread), to see what thread changes cost")
@@ -41,10 +41,21 @@ var (
 
 type fn1 = func(*emily.Tensor) *emily.Tensor
 
-// timeit calls fn once to warm up, then until the budget is spent (at
-// least 2 calls, at most 200), and returns the (lower) median seconds per call.
+// timeit warms up (calls fn for an eighth of the budget, at most 50 ms,
+// and at least once), then calls it until the budget is spent (at least
+// 2 calls, at most 200), and returns the (lower) median seconds per call.
+// A spell rather than one call: after an idle moment (a peer's process
+// starting) a GPU's clocks are down, and a case of 200 calls of 30 µs is
+// over before they are back up (the H200's 4-float readback row read 10
+// µs above the same code timed later in the process).
 func timeit(fn func()) float64 {
-	fn()
+	warm := min(*budget/8, 50*time.Millisecond)
+	for t0 := time.Now(); ; {
+		fn()
+		if time.Since(t0) >= warm {
+			break
+		}
+	}
 	var ts []float64
 	start := time.Now()
 	for len(ts) < 2 || (time.Since(start) < *budget && len(ts) < 200) {

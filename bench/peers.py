@@ -2,8 +2,8 @@
 
 `make bench` (bench/main.go) runs this with the bench venv's Python, with
 MLX's Python bindings on the same libmlx.so Emily links (.deps/mlx), and
-prints its times beside Emily's. Each case is timed as in main.go: one
-warm-up call, then calls until the budget is spent (at least 2, at most
+prints its times beside Emily's. Each case is timed as in main.go: a
+warm-up spell (an eighth of the budget, at most 50 ms), then calls until the budget is spent (at least 2, at most
 200), median. Every call ends with evaluation (mx.eval) or a readback.
 
     python bench/peers.py --site .deps/mlx --device cpu --budget 0.4 CASE...
@@ -17,7 +17,13 @@ import time
 
 
 def timeit(fn, budget):
+    # Warm up for a spell, as bench/main.go's timeit does (a GPU's clocks
+    # after an idle moment).
+    warm = min(budget / 8, 0.05)
+    t0 = time.perf_counter()
     fn()
+    while time.perf_counter() - t0 < warm:
+        fn()
     times = []
     start = time.perf_counter()
     while len(times) < 2 or (time.perf_counter() - start < budget and len(times) < 200):
