@@ -328,12 +328,19 @@ func peers(id, dev string) (map[string]float64, error) {
 }
 
 // wantLane reports whether -lanes keeps Emily's column key.
-func wantLane(key string) bool {
-	if *laneSet == "" {
+func wantLane(key string) bool { return listed(*laneSet, key) }
+
+// wantWorkload reports whether -only keeps the workload id.
+func wantWorkload(id string) bool { return listed(*only, id) }
+
+// listed reports whether the comma-separated list names x; an empty
+// list names everything.
+func listed(list, x string) bool {
+	if list == "" {
 		return true
 	}
-	for _, k := range strings.Split(*laneSet, ",") {
-		if strings.TrimSpace(k) == key {
+	for _, k := range strings.Split(list, ",") {
+		if strings.TrimSpace(k) == x {
 			return true
 		}
 	}
@@ -532,18 +539,4 @@ func human(s float64) string {
 		return fmt.Sprintf("%.1f µs", s*1e6)
 	}
 	return fmt.Sprintf("%.0f ns", s*1e9)
-}
-
-// wantWorkload reports whether -only keeps the workload id (all when
-// -only is empty).
-func wantWorkload(id string) bool {
-	if *only == "" {
-		return true
-	}
-	for _, k := range strings.Split(*only, ",") {
-		if strings.TrimSpace(k) == id {
-			return true
-		}
-	}
-	return false
 }
