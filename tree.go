@@ -352,6 +352,9 @@ func keyName(k reflect.Value) string {
 // one that took the address of a collected map, fails the check and is
 // sorted afresh. Callers must not modify the returned slice.
 func sortedKeys(m reflect.Value) []reflect.Value {
+	if !cachedKeyKind(m.Type().Key().Kind()) {
+		return sortKeys(m)
+	}
 	addr := m.Pointer()
 	if c, ok := keyOrders.load(addr); ok && c.typ == m.Type() && len(c.keys) == m.Len() && c.holds(m) {
 		return c.keys
@@ -359,6 +362,18 @@ func sortedKeys(m reflect.Value) []reflect.Value {
 	keys := sortKeys(m)
 	keyOrders.store(addr, &keyOrder{typ: m.Type(), keys: keys})
 	return keys
+}
+
+// cachedKeyKind says whether keys of kind k have their order cached: the
+// kinds whose equal keys print the same (not floats, where 0 and -0 are
+// one key with two names, nor interfaces that may hold them).
+func cachedKeyKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
 }
 
 // keyOrder is a map's sorted keys, cached by sortedKeys.

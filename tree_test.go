@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/emily-go/emily"
@@ -580,5 +581,38 @@ func TestTreeMapKeyOrderFollowsChanges(t *testing.T) {
 		if got := emily.TreeNames(n); !slices.Equal(got, []string{strconv.Itoa(i), strconv.Itoa(i + 1), strconv.Itoa(i + 2)}) {
 			t.Fatalf("int map %d: names %v", i, got)
 		}
+	}
+}
+
+// Walks from several goroutines at once (a served model's jitted calls)
+// share the pooled seen-sets and the key-order cache: each still sees its
+// own tree (run under -race by make test's race pass).
+func TestTreeWalksConcurrently(t *testing.T) {
+	shared := map[string]*emily.Tensor{"b": f32s(1), "a": f32s(2)}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			own := map[int]*emily.Tensor{}
+			for i := 0; i < 200; i++ {
+				own[i%7+g] = f32s(float32(i))
+				if got := emily.TreeNames(shared); !slices.Equal(got, []string{"a", "b"}) {
+					errs <- strings.Join(got, ",")
+					return
+				}
+				n := len(emily.TreeFlatten(own))
+				if want := min(i+1, 7); n != want {
+					errs <- "own map: " + strconv.Itoa(n) + " leaves, want " + strconv.Itoa(want)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
