@@ -30,8 +30,8 @@ import (
 //     machine that runs them, in a cache of their own per host);
 //   - -mprefer-vector-width=512: on an AVX-512 host GCC otherwise keeps to
 //     256-bit vectors (its tuning for Intel's server chips), calling
-//     libmvec's 8-lane AVX2 functions; the 16-lane AVX-512 ones made 33
-//     fused tanh steps on 1M floats 2.5× faster (BENCHMARKS.md). Results
+//     libmvec's 8-lane AVX2 functions; with the 16-lane AVX-512 ones 33
+//     fused tanh steps on 1M floats take 0.46× the time (BENCHMARKS.md). Results
 //     do not change but for libmvec's own ≤ 4 ULP, which opcheck holds to
 //     the fuse lane's bound; on a host without 512-bit units it is
 //     ignored;
