@@ -476,8 +476,13 @@ func TestTreeFlattenAllocations(t *testing.T) {
 	t.Logf("TreeFlatten: %.0f allocations for %d leaves (TreeNames: %.0f)", flat, leaves, named)
 	// What is left: the result slice's growth (the walk's seen-sets are
 	// pooled, the map's key order cached: 39 allocations before either,
-	// 24 with the seen-sets made on every walk).
-	if flat > float64(leaves)/4 {
+	// 24 with the seen-sets made on every walk). Under -race the pool
+	// drops some of its sets on purpose.
+	bound := float64(leaves) / 4
+	if raceDetector {
+		bound = float64(leaves) / 2
+	}
+	if flat > bound {
 		t.Errorf("TreeFlatten made %.0f allocations for %d leaves: it builds names or setters again", flat, leaves)
 	}
 }
