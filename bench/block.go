@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/emily-go/emily"
@@ -85,10 +84,7 @@ func blockWorkload() workload {
 func blockSteps(dev string) {
 	args := blockArgs()
 	const calls = 200
-	median := func(xs []float64) float64 {
-		sort.Float64s(xs)
-		return xs[(len(xs)-1)/2]
-	}
+	median := func(xs []float64) float64 { return spread(xs).median() }
 	fmt.Println("decode block, one call split (medians of 200 calls):")
 	fmt.Printf("  %-22s %10s %10s %10s %10s %10s %10s\n", "", "total", "build", "eval", "after eval", "shim rest", "Go")
 	for _, lane := range []struct {
